@@ -1,0 +1,124 @@
+//! GPU timing with timestamp queries, and the copy kernel that gives the bandwidth ceiling.
+
+use anyhow::{Context as _, Result};
+use serde::Serialize;
+use vk_compute::{Barrier, Buffer, Context, Kernel, KernelDesc, Recorder};
+
+/// Per-repetition GPU times of one measurement, warm-up excluded.
+#[derive(Clone, Debug)]
+pub struct GpuTimes {
+    pub ns: Vec<f64>,
+}
+
+impl GpuTimes {
+    pub fn median_ns(&self) -> f64 {
+        let mut v = self.ns.clone();
+        v.sort_by(f64::total_cmp);
+        match v.len() {
+            0 => f64::NAN,
+            n if n % 2 == 1 => v[n / 2],
+            n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+        }
+    }
+
+    pub fn min_ns(&self) -> f64 {
+        self.ns.iter().copied().fold(f64::INFINITY, f64::min)
+    }
+}
+
+/// Time `record` (which records one repetition of the work) `warmup + iters` times in one
+/// command buffer, each repetition between two timestamps; returns the last `iters`.
+pub fn time_gpu(ctx: &Context, warmup: u32, iters: u32, mut record: impl FnMut(&mut Recorder) -> Result<()>) -> Result<GpuTimes> {
+    let reps = warmup + iters.max(1);
+    let mut rec = Recorder::with_timestamps(ctx, 2 * reps)?;
+    let mut pairs = Vec::with_capacity(reps as usize);
+    for _ in 0..reps {
+        // Each repetition reads and writes the same buffers: order it after the previous one,
+        // so the timestamps bracket exactly one repetition.
+        rec.barrier(Barrier::ComputeToCompute);
+        let start = rec.timestamp()?;
+        record(&mut rec)?;
+        let end = rec.timestamp()?;
+        pairs.push((start, end));
+    }
+    let stamps = rec.submit_and_wait().context("timed submission")?;
+    let ns = pairs[warmup as usize..].iter().map(|&(s, e)| stamps.between(s, e)).collect();
+    Ok(GpuTimes { ns })
+}
+
+/// One row of a bench table: GB/s from the fewest bytes the work must move.
+#[derive(Clone, Debug, Serialize)]
+pub struct BenchRow {
+    pub variant: String,
+    pub n: u64,
+    pub bytes: u64,
+    pub flops: u64,
+    pub reps: usize,
+    pub median_ns: f64,
+    pub min_ns: f64,
+    pub gbps: f64,
+    pub tflops: f64,
+    /// Bandwidth as a percentage of the copy kernel measured in the same run (if any).
+    pub pct_of_copy: Option<f64>,
+}
+
+impl BenchRow {
+    pub fn new(variant: &str, n: u64, bytes: u64, flops: u64, times: &GpuTimes, copy_gbps: Option<f64>) -> Self {
+        let median = times.median_ns();
+        let gbps = bytes as f64 / median;
+        BenchRow {
+            variant: variant.into(),
+            n,
+            bytes,
+            flops,
+            reps: times.ns.len(),
+            median_ns: median,
+            min_ns: times.min_ns(),
+            gbps,
+            tflops: flops as f64 / median / 1e3,
+            pct_of_copy: copy_gbps.map(|c| 100.0 * gbps / c),
+        }
+    }
+
+    pub fn line(&self) -> String {
+        let pct = self.pct_of_copy.map(|p| format!(" {p:5.1}% of copy")).unwrap_or_default();
+        let flops = if self.flops > 0 { format!(" {:8.2} TFLOP/s", self.tflops) } else { String::new() };
+        format!(
+            "BENCH {:<28} n={:<11} median {:>10.2} µs  min {:>10.2} µs  {:>8.1} GB/s{flops}{pct}",
+            self.variant,
+            self.n,
+            self.median_ns / 1e3,
+            self.min_ns / 1e3,
+            self.gbps
+        )
+    }
+}
+
+/// The bandwidth ceiling: a `uvec4` grid-stride copy of `bytes` (read + write counted),
+/// measured in the same run as the sample's kernels.
+pub fn copy_ceiling(ctx: &Context, bytes: u64, warmup: u32, iters: u32) -> Result<BenchRow> {
+    let vec4s = bytes.div_ceil(16);
+    let src = Buffer::<[u32; 4]>::new(ctx, "copy src", vec4s as usize)?;
+    let dst = Buffer::<[u32; 4]>::new(ctx, "copy dst", vec4s as usize)?;
+    let kernel = Kernel::new(ctx, &KernelDesc { shader: "common/copy.comp", buffers: 2, push_constant_bytes: 4, workgroup_size: 256, ..Default::default() })?;
+    let groups = vec4s.div_ceil(256).clamp(1, 32768) as u32;
+    let n = u32::try_from(vec4s).context("copy size beyond 2^32 vec4s")?;
+    let mut rec = Recorder::new(ctx)?;
+    rec.fill(&src, 0x0102_0304);
+    // The fill must land before the copy kernel reads `src`.
+    rec.barrier(Barrier::TransferToCompute);
+    rec.submit_and_wait()?;
+    let times = time_gpu(ctx, warmup, iters, |rec| rec.dispatch(&kernel, &[src.binding(), dst.binding()], &n, [groups, 1, 1]))?;
+    Ok(BenchRow::new("copy (ceiling)", vec4s * 4, 2 * vec4s * 16, 0, &times, None))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::GpuTimes;
+
+    #[test]
+    fn median_of_even_and_odd() {
+        assert_eq!(GpuTimes { ns: vec![3.0, 1.0, 2.0] }.median_ns(), 2.0);
+        assert_eq!(GpuTimes { ns: vec![4.0, 1.0, 2.0, 3.0] }.median_ns(), 2.5);
+    }
+}

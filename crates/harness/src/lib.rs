@@ -1,0 +1,20 @@
+//! What every sample repeats, so that a sample shows only its technique: shared arguments
+//! ([`CommonArgs`]), seeded inputs ([`random`]), CPU comparison ([`compare`]), GPU timing and the
+//! copy-kernel ceiling ([`bench`]), the PASS/FAIL/SKIP report with JSON ([`report`]), and the
+//! mapping from outcome to exit code ([`run_sample`]).
+
+pub mod bench;
+pub mod compare;
+pub mod random;
+pub mod report;
+mod run;
+
+pub use bench::{copy_ceiling, time_gpu, BenchRow, GpuTimes};
+pub use compare::{compare_exact, compare_floats, Check};
+pub use report::{out, Report, Status};
+pub use serde_json;
+pub use run::{device_line, exit_with, run_plain, run_sample, CommonArgs, SampleArgs, EXIT_ERROR, EXIT_FAIL, EXIT_PASS, EXIT_SKIP};
+
+/// Written into output buffers before each run, so that an element the GPU never wrote shows
+/// up as a mismatch instead of a lucky zero.
+pub const POISON: u32 = 0xDEAD_BEEF;

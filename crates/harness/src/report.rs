@@ -1,0 +1,173 @@
+//! The run's report: one line per check as it happens, a summary table at the end, and with
+//! `--json` one JSON document on stdout.
+
+use crate::bench::BenchRow;
+use crate::compare::Check;
+use crate::run::{EXIT_FAIL, EXIT_PASS, EXIT_SKIP};
+use serde::Serialize;
+use std::fmt::Display;
+use std::sync::atomic::{AtomicBool, Ordering};
+use vk_compute::Context;
+
+static JSON_MODE: AtomicBool = AtomicBool::new(false);
+
+pub(crate) fn set_json_mode(on: bool) {
+    JSON_MODE.store(on, Ordering::SeqCst);
+}
+
+/// Print a line for the reader: stdout, or stderr when stdout carries the JSON document.
+pub fn out(line: impl Display) {
+    if JSON_MODE.load(Ordering::SeqCst) {
+        eprintln!("{line}");
+    } else {
+        println!("{line}");
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Status {
+    #[serde(rename = "PASS")]
+    Pass,
+    #[serde(rename = "FAIL")]
+    Fail,
+    #[serde(rename = "SKIP")]
+    Skip,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Outcome {
+    pub variant: String,
+    pub size: Option<u64>,
+    pub status: Status,
+    pub detail: String,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct DeviceSummary {
+    pub index: usize,
+    pub name: String,
+    pub device_type: String,
+    pub driver_name: String,
+    pub driver_info: String,
+    pub api_version: String,
+    pub subgroup_size: u32,
+    pub required_subgroup_size: Option<u32>,
+}
+
+/// Everything a run found. Samples add checks, skips, bench rows and free-form `extra` data.
+#[derive(Debug, Serialize)]
+pub struct Report {
+    pub sample: String,
+    pub device: Option<DeviceSummary>,
+    pub seed: u64,
+    pub validation_messages: u32,
+    pub results: Vec<Outcome>,
+    pub bench: Vec<BenchRow>,
+    /// Sample-specific data for the JSON document (e.g. 00_properties' device list).
+    pub extra: serde_json::Value,
+    #[serde(skip)]
+    listing_only: bool,
+}
+
+impl Report {
+    pub fn new(sample: &str, ctx: Option<&Context>, seed: u64) -> Self {
+        let device = ctx.map(|ctx| DeviceSummary {
+            index: ctx.caps.index,
+            name: ctx.caps.name.clone(),
+            device_type: ctx.caps.device_type.clone(),
+            driver_name: ctx.caps.driver_name.clone(),
+            driver_info: ctx.caps.driver_info.clone(),
+            api_version: ctx.caps.api_version.clone(),
+            subgroup_size: ctx.caps.subgroup_size,
+            required_subgroup_size: ctx.options.subgroup_size,
+        });
+        Report {
+            sample: sample.into(),
+            device,
+            seed,
+            validation_messages: 0,
+            results: Vec::new(),
+            bench: Vec::new(),
+            extra: serde_json::Value::Null,
+            listing_only: false,
+        }
+    }
+
+    pub(crate) fn listing_only(mut self) -> Self {
+        self.listing_only = true;
+        self
+    }
+
+    /// Record a comparison; prints `PASS variant (n=..)` or `FAIL ...` with the first mismatches.
+    pub fn check(&mut self, variant: &str, size: Option<u64>, check: &Check) {
+        let n = size.map(|s| format!(" n={s}")).unwrap_or_default();
+        let status = if check.passed() { Status::Pass } else { Status::Fail };
+        let detail = if check.passed() {
+            format!("{} compared, {}", check.compared, check.rule)
+        } else {
+            format!("{} of {} differ ({}); first: {}", check.mismatches, check.compared, check.rule, check.first.join("; "))
+        };
+        out(format!("{:<4} {variant}{n}: {detail}", if check.passed() { "PASS" } else { "FAIL" }));
+        if !check.passed() {
+            for line in &check.first {
+                out(format!("       {line}"));
+            }
+        }
+        self.results.push(Outcome { variant: variant.into(), size, status, detail });
+    }
+
+    /// Record a variant the device cannot run, with the reason.
+    pub fn skip(&mut self, variant: &str, reason: &str) {
+        out(format!("SKIP {variant}: {reason}"));
+        self.results.push(Outcome { variant: variant.into(), size: None, status: Status::Skip, detail: reason.into() });
+    }
+
+    /// Record a timing row (see [`crate::time_gpu`]).
+    pub fn bench_row(&mut self, row: BenchRow) {
+        out(row.line());
+        self.bench.push(row);
+    }
+
+    /// PASS when something passed and nothing failed; SKIP when everything was skipped.
+    pub fn status(&self) -> Status {
+        if self.validation_messages > 0 || self.results.iter().any(|r| r.status == Status::Fail) {
+            Status::Fail
+        } else if !self.results.is_empty() && self.results.iter().all(|r| r.status == Status::Skip) {
+            Status::Skip
+        } else {
+            Status::Pass
+        }
+    }
+
+    /// Print the summary (and the JSON document); return the exit code.
+    pub(crate) fn finish(&self) -> u8 {
+        if self.listing_only {
+            return EXIT_PASS;
+        }
+        let count = |s| self.results.iter().filter(|r| r.status == s).count();
+        if self.validation_messages > 0 {
+            out(format!("FAIL: {} validation message(s)", self.validation_messages));
+        }
+        let status = self.status();
+        out(format!(
+            "{}: {status:?} ({} passed, {} failed, {} skipped, {} validation messages, seed {})",
+            self.sample,
+            count(Status::Pass),
+            count(Status::Fail),
+            count(Status::Skip),
+            self.validation_messages,
+            self.seed
+        ));
+        if JSON_MODE.load(Ordering::SeqCst) {
+            match serde_json::to_string_pretty(self) {
+                Ok(doc) => println!("{doc}"),
+                Err(e) => eprintln!("error: cannot write the JSON report: {e}"),
+            }
+        }
+        match status {
+            Status::Pass => EXIT_PASS,
+            Status::Fail => EXIT_FAIL,
+            Status::Skip => EXIT_SKIP,
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! Argument parsing, context creation and the outcome → exit code mapping.
+
+use crate::report::{out, set_json_mode, Report};
+use anyhow::Result;
+use std::process::ExitCode;
+use vk_compute::{Context, ContextOptions, SetupError, Unsupported};
+
+pub const EXIT_PASS: u8 = 0;
+pub const EXIT_FAIL: u8 = 1;
+pub const EXIT_ERROR: u8 = 2;
+pub const EXIT_SKIP: u8 = 77;
+
+/// The flags every sample shares. Samples flatten this into their own clap struct.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct CommonArgs {
+    /// Use the device with this index (see --list-devices) instead of the best ranked one.
+    #[arg(long)]
+    pub device: Option<usize>,
+    /// List the Vulkan devices and exit.
+    #[arg(long)]
+    pub list_devices: bool,
+    /// Enable the Khronos validation layer (synchronization validation included); any message fails the run.
+    #[arg(long)]
+    pub validate: bool,
+    /// Problem size (elements); the default runs the sample's set of small, odd sizes.
+    #[arg(long)]
+    pub size: Option<u64>,
+    /// Seed of the random inputs (printed on every run; pass it back to replay).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Timed repetitions per measurement in --bench mode (after warm-up).
+    #[arg(long, default_value_t = 50)]
+    pub iters: u32,
+    /// Time every variant with GPU timestamps and compare with a copy kernel.
+    #[arg(long)]
+    pub bench: bool,
+    /// Print one JSON document on stdout (the human-readable text goes to stderr).
+    #[arg(long)]
+    pub json: bool,
+    /// Require this subgroup size (needs subgroup size control; an error if the device cannot).
+    #[arg(long)]
+    pub subgroup_size: Option<u32>,
+}
+
+impl CommonArgs {
+    /// The seed in use (set by [`run_sample`] before the sample runs).
+    pub fn seed(&self) -> u64 {
+        self.seed.unwrap_or(0)
+    }
+
+    pub fn context_options(&self) -> ContextOptions {
+        ContextOptions {
+            device_index: self.device,
+            validate: self.validate,
+            subgroup_size: self.subgroup_size,
+            ..Default::default()
+        }
+    }
+}
+
+/// A sample's clap arguments, which contain the common ones.
+pub trait SampleArgs: clap::Parser {
+    fn common(&self) -> &CommonArgs;
+    fn common_mut(&mut self) -> &mut CommonArgs;
+}
+
+/// Parse the arguments, create the context, run the sample, and turn the outcome into an exit
+/// code: 0 PASS, 1 FAIL (wrong results or validation messages), 2 error, 77 SKIP.
+pub fn run_sample<A: SampleArgs>(sample: &str, run: impl FnOnce(&Context, &A, &mut Report) -> Result<()>) -> ExitCode {
+    let mut args = A::parse();
+    let common = args.common().clone();
+    set_json_mode(common.json);
+    if common.list_devices {
+        return exit_with(|| list_devices_report(sample));
+    }
+    let seed = common.seed.unwrap_or_else(fresh_seed);
+    args.common_mut().seed = Some(seed);
+    out(format!("{sample}: seed = {seed} (replay with --seed {seed})"));
+    exit_with(|| {
+        let ctx = Context::new(common.context_options())?;
+        let validation = ctx.validation_counter();
+        out(device_line(&ctx));
+        let mut report = Report::new(sample, Some(&ctx), seed);
+        let result = run(&ctx, &args, &mut report);
+        // Drop the context first: leaks are reported while the device is destroyed.
+        drop(ctx);
+        report.validation_messages += validation.count();
+        result.map(|()| report)
+    })
+}
+
+/// Like [`run_sample`] for samples that make their own contexts (00_properties visits every
+/// device): parse, seed, then `run` fills a report that has no single device.
+pub fn run_plain<A: SampleArgs>(sample: &str, run: impl FnOnce(&A, &mut Report) -> Result<()>) -> ExitCode {
+    let mut args = A::parse();
+    let common = args.common().clone();
+    set_json_mode(common.json);
+    if common.list_devices {
+        return exit_with(|| list_devices_report(sample));
+    }
+    let seed = common.seed.unwrap_or_else(fresh_seed);
+    args.common_mut().seed = Some(seed);
+    exit_with(|| {
+        let mut report = Report::new(sample, None, seed);
+        run(&args, &mut report).map(|()| report)
+    })
+}
+
+/// Map a finished report or an error to the exit code, printing one clear line for errors.
+pub fn exit_with(f: impl FnOnce() -> Result<Report>) -> ExitCode {
+    match f() {
+        Ok(report) => ExitCode::from(report.finish()),
+        Err(e) => {
+            if let Some(reason) = e.chain().find_map(|c| c.downcast_ref::<Unsupported>()) {
+                out(format!("SKIP: {reason}"));
+                ExitCode::from(EXIT_SKIP)
+            } else if e.chain().any(|c| c.downcast_ref::<SetupError>().is_some()) {
+                eprintln!("error: {e:#}");
+                ExitCode::from(EXIT_ERROR)
+            } else {
+                eprintln!("FAIL: {e:#}");
+                ExitCode::from(EXIT_FAIL)
+            }
+        }
+    }
+}
+
+fn list_devices_report(sample: &str) -> Result<Report> {
+    for caps in vk_compute::list_devices()? {
+        out(format!(
+            "{}: {} ({}), Vulkan {}, driver {} {}, {}",
+            caps.index, caps.name, caps.device_type, caps.api_version, caps.driver_name, caps.driver_info, caps.subgroup_summary()
+        ));
+    }
+    Ok(Report::new(sample, None, 0).listing_only())
+}
+
+/// `device 0: NAME (type), Vulkan X, driver Y, subgroup size S (min, max)` for the log.
+pub fn device_line(ctx: &Context) -> String {
+    let c = &ctx.caps;
+    let (min, max) = c.subgroup_size_range();
+    format!(
+        "device {}: {} ({}), Vulkan {}, driver {} {}, subgroup size {} (min {min}, max {max}){}{}",
+        c.index,
+        c.name,
+        c.device_type,
+        c.api_version,
+        c.driver_name,
+        c.driver_info,
+        c.subgroup_size,
+        ctx.options.subgroup_size.map(|s| format!(", required {s}")).unwrap_or_default(),
+        if ctx.options.validate { ", validation on" } else { "" }
+    )
+}
+
+fn fresh_seed() -> u64 {
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
+    // Keep seeds short enough to retype.
+    (nanos as u64 ^ u64::from(std::process::id())) % 1_000_000_007
+}

@@ -1,0 +1,588 @@
+//! Instance, device choice, queue, allocator and validation messenger.
+//!
+//! Drop order (see `impl Drop for Context`): wait idle → allocator → command pool → device →
+//! messenger → instance. Buffers, kernels and recorders borrow the context, so the borrow
+//! checker guarantees they are gone before it.
+
+use crate::caps::{self, CoopMatShape, DeviceCaps, SizeControl, SubgroupOps};
+use crate::{setup_error, SetupError};
+use anyhow::{Context as _, Result};
+use ash::vk;
+use gpu_allocator::vulkan::{Allocator, AllocatorCreateDesc};
+use std::ffi::{c_void, CStr};
+use std::mem::ManuallyDrop;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+const VALIDATION_LAYER: &CStr = c"VK_LAYER_KHRONOS_validation";
+
+/// How to build a [`Context`].
+#[derive(Clone, Debug)]
+pub struct ContextOptions {
+    /// Index into the physical-device list; `None` picks discrete > integrated > virtual > cpu.
+    pub device_index: Option<usize>,
+    /// Enable the Khronos validation layer with synchronization validation.
+    pub validate: bool,
+    /// A subgroup size every [`crate::Kernel`] requires unless its description says otherwise.
+    pub subgroup_size: Option<u32>,
+    /// How long a submission may run before it counts as hung.
+    pub fence_timeout: Duration,
+}
+
+impl Default for ContextOptions {
+    fn default() -> Self {
+        Self { device_index: None, validate: false, subgroup_size: None, fence_timeout: Duration::from_secs(60) }
+    }
+}
+
+/// Counts the validation layer's warnings and errors. It outlives the [`Context`], so that the
+/// messages sent while the device is destroyed (leaked objects) are counted too.
+#[derive(Clone, Debug, Default)]
+pub struct ValidationCounter(Arc<AtomicU32>);
+
+impl ValidationCounter {
+    pub fn count(&self) -> u32 {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+/// The Vulkan objects every sample needs. Single-threaded use only.
+pub struct Context {
+    /// The capabilities of the chosen device, read once.
+    pub caps: DeviceCaps,
+    /// What [`ContextOptions`] asked for.
+    pub options: ContextOptions,
+    /// Sub-allocates device memory; dropped before the device (ManuallyDrop, see Drop).
+    pub(crate) allocator: ManuallyDrop<Mutex<Allocator>>,
+    /// Command buffers for every [`crate::Recorder`] come from here.
+    pub(crate) command_pool: vk::CommandPool,
+    /// The one compute queue all work is submitted to.
+    pub(crate) queue: vk::Queue,
+    /// Valid bits of the queue's timestamps (0: no timestamps).
+    pub(crate) timestamp_valid_bits: u32,
+    pub(crate) device: ash::Device,
+    /// Set when a fence wait timed out: the GPU may still run, so nothing is destroyed.
+    pub(crate) hung: AtomicBool,
+    messenger: Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>,
+    validation: ValidationCounter,
+    pub(crate) instance: ash::Instance,
+    _entry: ash::Entry,
+}
+
+fn load_entry() -> Result<ash::Entry> {
+    // SAFETY: loading libvulkan runs its initialisers; the loader is a well-behaved library.
+    unsafe { ash::Entry::load() }.map_err(|e| {
+        SetupError(format!(
+            "no Vulkan loader found ({e}): install one, e.g. `sudo apt-get install libvulkan1 mesa-vulkan-drivers`"
+        ))
+        .into()
+    })
+}
+
+unsafe extern "system" fn on_validation_message(
+    severity: vk::DebugUtilsMessageSeverityFlagsEXT,
+    _types: vk::DebugUtilsMessageTypeFlagsEXT,
+    data: *const vk::DebugUtilsMessengerCallbackDataEXT<'_>,
+    user: *mut c_void,
+) -> vk::Bool32 {
+    // SAFETY: `user` is the AtomicU32 inside the context's ValidationCounter, alive as long as
+    // the messenger; `data` and its message are valid for the duration of the callback.
+    unsafe {
+        let counter = &*(user as *const AtomicU32);
+        counter.fetch_add(1, Ordering::SeqCst);
+        let message = if data.is_null() || (*data).p_message.is_null() {
+            std::borrow::Cow::Borrowed("(no message)")
+        } else {
+            CStr::from_ptr((*data).p_message).to_string_lossy()
+        };
+        eprintln!("[validation {severity:?}] {message}");
+    }
+    vk::FALSE
+}
+
+struct Instance {
+    entry: ash::Entry,
+    instance: ash::Instance,
+    api_version: u32,
+}
+
+fn create_instance(validate: bool, counter: &ValidationCounter, messenger_info: &mut vk::DebugUtilsMessengerCreateInfoEXT<'_>) -> Result<Instance> {
+    let entry = load_entry()?;
+    // SAFETY: plain query on a loaded entry.
+    let loader_version = unsafe { entry.try_enumerate_instance_version() }
+        .context("query the Vulkan loader's version")?
+        .unwrap_or(vk::API_VERSION_1_0);
+    // Ask for 1.3 where the loader has it: features promoted to 1.2/1.3 are then core.
+    let api_version = loader_version.min(vk::API_VERSION_1_3);
+    if api_version < vk::API_VERSION_1_1 {
+        return setup_error("the Vulkan loader only offers 1.0; the suite needs Vulkan 1.1 (subgroup operations)");
+    }
+    let app = vk::ApplicationInfo::default()
+        .application_name(c"subgroup-suite")
+        .engine_name(c"vk_compute")
+        .api_version(api_version);
+    let mut layers = Vec::new();
+    let mut extensions = Vec::new();
+    if validate {
+        // SAFETY: plain query on a loaded entry.
+        let available = unsafe { entry.enumerate_instance_layer_properties() }.context("list Vulkan layers")?;
+        if !available.iter().any(|l| l.layer_name_as_c_str() == Ok(VALIDATION_LAYER)) {
+            return setup_error(
+                "--validate needs the Khronos validation layer: install it, e.g. `sudo apt-get install vulkan-validationlayers`",
+            );
+        }
+        layers.push(VALIDATION_LAYER.as_ptr());
+        extensions.push(ash::ext::debug_utils::NAME.as_ptr());
+    }
+    let enabled_features = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
+    let mut features = vk::ValidationFeaturesEXT::default().enabled_validation_features(&enabled_features);
+    let mut info = vk::InstanceCreateInfo::default()
+        .application_info(&app)
+        .enabled_layer_names(&layers)
+        .enabled_extension_names(&extensions);
+    if validate {
+        // The messenger in pNext also reports what happens inside vkCreate/DestroyInstance.
+        messenger_info.p_user_data = Arc::as_ptr(&counter.0) as *mut c_void;
+        info = info.push_next(&mut features).push_next(messenger_info);
+    }
+    // SAFETY: every pointer in `info` refers to locals alive across the call.
+    let instance = unsafe { entry.create_instance(&info, None) }.map_err(|e| match e {
+        vk::Result::ERROR_INCOMPATIBLE_DRIVER => anyhow::Error::new(SetupError(
+            "no Vulkan driver found: install one, e.g. `sudo apt-get install mesa-vulkan-drivers` (lavapipe)".into(),
+        )),
+        vk::Result::ERROR_LAYER_NOT_PRESENT => anyhow::Error::new(SetupError(
+            "the validation layer failed to load: reinstall `vulkan-validationlayers`".into(),
+        )),
+        other => anyhow::Error::new(other).context("create the Vulkan instance"),
+    })?;
+    Ok(Instance { entry, instance, api_version })
+}
+
+fn messenger_create_info<'a>() -> vk::DebugUtilsMessengerCreateInfoEXT<'a> {
+    vk::DebugUtilsMessengerCreateInfoEXT::default()
+        .message_severity(vk::DebugUtilsMessageSeverityFlagsEXT::WARNING | vk::DebugUtilsMessageSeverityFlagsEXT::ERROR)
+        .message_type(
+            vk::DebugUtilsMessageTypeFlagsEXT::GENERAL
+                | vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION
+                | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE,
+        )
+        .pfn_user_callback(Some(on_validation_message))
+}
+
+/// Physical devices with their index in enumeration order.
+fn physical_devices(instance: &ash::Instance) -> Result<Vec<vk::PhysicalDevice>> {
+    // SAFETY: `instance` is a live instance.
+    let devices = unsafe { instance.enumerate_physical_devices() }.context("enumerate Vulkan devices")?;
+    if devices.is_empty() {
+        return setup_error("no Vulkan device found: install a driver, e.g. `sudo apt-get install mesa-vulkan-drivers` (lavapipe)");
+    }
+    Ok(devices)
+}
+
+/// The capabilities of every device, for `--list-devices` and 00_properties.
+pub fn list_devices() -> Result<Vec<DeviceCaps>> {
+    let counter = ValidationCounter::default();
+    let mut messenger = messenger_create_info();
+    let inst = create_instance(false, &counter, &mut messenger)?;
+    let result = physical_devices(&inst.instance).and_then(|devices| {
+        devices
+            .iter()
+            .enumerate()
+            .map(|(index, &pd)| query_caps(&inst.entry, &inst.instance, inst.api_version, pd, index))
+            .collect()
+    });
+    // SAFETY: nothing created from this instance is alive.
+    unsafe { inst.instance.destroy_instance(None) };
+    result
+}
+
+fn device_extensions(instance: &ash::Instance, pd: vk::PhysicalDevice) -> Result<Vec<String>> {
+    // SAFETY: `pd` comes from `instance`.
+    let props = unsafe { instance.enumerate_device_extension_properties(pd) }.context("list device extensions")?;
+    Ok(props
+        .iter()
+        .filter_map(|p| p.extension_name_as_c_str().ok().map(|s| s.to_string_lossy().into_owned()))
+        .collect())
+}
+
+fn query_caps(entry: &ash::Entry, instance: &ash::Instance, instance_api: u32, pd: vk::PhysicalDevice, index: usize) -> Result<DeviceCaps> {
+    let extensions = device_extensions(instance, pd)?;
+    let has = |name: &CStr| extensions.iter().any(|e| e.as_bytes() == name.to_bytes());
+    // SAFETY: `pd` comes from `instance`.
+    let base = unsafe { instance.get_physical_device_properties(pd) };
+    let api = base.api_version.min(instance_api);
+    let v12 = api >= vk::API_VERSION_1_2;
+    let v13 = api >= vk::API_VERSION_1_3;
+
+    let mut subgroup = vk::PhysicalDeviceSubgroupProperties::default();
+    let mut driver = vk::PhysicalDeviceDriverProperties::default();
+    let mut size_control = vk::PhysicalDeviceSubgroupSizeControlProperties::default();
+    let has_driver_props = v12 || has(ash::khr::driver_properties::NAME);
+    let has_size_control = v13 || has(ash::ext::subgroup_size_control::NAME);
+    let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut subgroup);
+    if has_driver_props {
+        props2 = props2.push_next(&mut driver);
+    }
+    if has_size_control {
+        props2 = props2.push_next(&mut size_control);
+    }
+    // SAFETY: the chain only holds structures of core 1.1 or extensions the device offers.
+    unsafe { instance.get_physical_device_properties2(pd, &mut props2) };
+    let limits = props2.properties.limits;
+
+    let mut f16 = vk::PhysicalDevice16BitStorageFeatures::default();
+    let mut f16i8 = vk::PhysicalDeviceShaderFloat16Int8Features::default();
+    let mut ext_types = vk::PhysicalDeviceShaderSubgroupExtendedTypesFeatures::default();
+    let mut mem_model = vk::PhysicalDeviceVulkanMemoryModelFeatures::default();
+    let mut size_ctl_features = vk::PhysicalDeviceSubgroupSizeControlFeatures::default();
+    let mut feats2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut f16);
+    if v12 || has(ash::khr::shader_float16_int8::NAME) {
+        feats2 = feats2.push_next(&mut f16i8);
+    }
+    if v12 || has(ash::khr::shader_subgroup_extended_types::NAME) {
+        feats2 = feats2.push_next(&mut ext_types);
+    }
+    if v12 || has(ash::khr::vulkan_memory_model::NAME) {
+        feats2 = feats2.push_next(&mut mem_model);
+    }
+    if has_size_control {
+        feats2 = feats2.push_next(&mut size_ctl_features);
+    }
+    // SAFETY: as above, only structures the device knows.
+    unsafe { instance.get_physical_device_features2(pd, &mut feats2) };
+
+    let mut coop_mat_shapes = Vec::new();
+    if has(ash::khr::cooperative_matrix::NAME) {
+        let coop = ash::khr::cooperative_matrix::Instance::new(entry, instance);
+        // SAFETY: the device offers VK_KHR_cooperative_matrix.
+        let shapes = unsafe { coop.get_physical_device_cooperative_matrix_properties(pd) }
+            .context("query cooperative-matrix shapes")?;
+        coop_mat_shapes = shapes
+            .iter()
+            .map(|p| CoopMatShape {
+                m: p.m_size,
+                n: p.n_size,
+                k: p.k_size,
+                a_type: caps::component_type_name(p.a_type),
+                b_type: caps::component_type_name(p.b_type),
+                c_type: caps::component_type_name(p.c_type),
+                result_type: caps::component_type_name(p.result_type),
+                saturating: p.saturating_accumulation != 0,
+                scope: caps::scope_name(p.scope),
+            })
+            .collect();
+    }
+
+    Ok(DeviceCaps {
+        index,
+        name: caps::cstr_field(&base.device_name),
+        device_type: caps::device_type_name(base.device_type).into(),
+        api_version: caps::version_string(base.api_version),
+        driver_name: if has_driver_props { caps::cstr_field(&driver.driver_name) } else { "unknown".into() },
+        driver_info: if has_driver_props { caps::cstr_field(&driver.driver_info) } else { String::new() },
+        vendor_id: base.vendor_id,
+        subgroup_size: subgroup.subgroup_size,
+        subgroup_stages: format!("{:?}", subgroup.supported_stages),
+        subgroup_ops: SubgroupOps(subgroup.supported_operations.as_raw()),
+        quad_ops_in_all_stages: subgroup.quad_operations_in_all_stages != 0,
+        size_control: has_size_control.then(|| SizeControl {
+            min_size: size_control.min_subgroup_size,
+            max_size: size_control.max_subgroup_size,
+            max_compute_workgroup_subgroups: size_control.max_compute_workgroup_subgroups,
+            compute_can_require: size_ctl_features.subgroup_size_control != 0
+                && size_control.required_subgroup_size_stages.contains(vk::ShaderStageFlags::COMPUTE),
+            full_subgroups: size_ctl_features.compute_full_subgroups != 0,
+        }),
+        max_workgroup_size: limits.max_compute_work_group_size,
+        max_workgroup_invocations: limits.max_compute_work_group_invocations,
+        max_workgroup_count: limits.max_compute_work_group_count,
+        max_shared_memory_bytes: limits.max_compute_shared_memory_size,
+        max_storage_buffer_range: u64::from(limits.max_storage_buffer_range),
+        max_push_constants_bytes: limits.max_push_constants_size,
+        timestamp_period_ns: limits.timestamp_period,
+        shader_float16: f16i8.shader_float16 != 0,
+        storage_buffer_16bit: f16.storage_buffer16_bit_access != 0,
+        subgroup_extended_types: ext_types.shader_subgroup_extended_types != 0,
+        vulkan_memory_model: mem_model.vulkan_memory_model != 0,
+        coop_mat_shapes,
+        raw_api_version: api,
+        extensions,
+    })
+}
+
+fn pick_device(all: &[DeviceCaps], index: Option<usize>) -> Result<usize> {
+    match index {
+        Some(i) if i < all.len() => Ok(i),
+        Some(i) => {
+            let list: Vec<String> = all.iter().map(|c| format!("{}: {} ({})", c.index, c.name, c.device_type)).collect();
+            setup_error(format!("no Vulkan device with index {i}; the devices are: {}", list.join(", ")))
+        }
+        None => all
+            .iter()
+            .filter(|c| c.raw_api_version >= vk::API_VERSION_1_1)
+            .min_by_key(|c| (device_type_rank(c), c.index))
+            .map(|c| c.index)
+            .ok_or_else(|| SetupError("no Vulkan 1.1 device found; the suite needs Vulkan 1.1".into()).into()),
+    }
+}
+
+fn device_type_rank(c: &DeviceCaps) -> u32 {
+    let t = match c.device_type.as_str() {
+        "discrete GPU" => vk::PhysicalDeviceType::DISCRETE_GPU,
+        "integrated GPU" => vk::PhysicalDeviceType::INTEGRATED_GPU,
+        "virtual GPU" => vk::PhysicalDeviceType::VIRTUAL_GPU,
+        "CPU" => vk::PhysicalDeviceType::CPU,
+        _ => vk::PhysicalDeviceType::OTHER,
+    };
+    caps::device_type_rank(t)
+}
+
+impl Context {
+    /// Create the instance, pick a device, enable what it offers that the samples use.
+    pub fn new(options: ContextOptions) -> Result<Self> {
+        let validation = ValidationCounter::default();
+        let mut messenger_info = messenger_create_info();
+        let inst = create_instance(options.validate, &validation, &mut messenger_info)?;
+        // From here on, an early return must destroy the instance: wrap the rest.
+        match Self::with_instance(inst.entry.clone(), inst.instance.clone(), inst.api_version, options, validation) {
+            Ok(ctx) => Ok(ctx),
+            Err((e, messenger)) => {
+                // SAFETY: nothing else created from this instance is alive (with_instance
+                // cleaned up its own objects before returning the error).
+                unsafe {
+                    if let Some((utils, m)) = messenger {
+                        utils.destroy_debug_utils_messenger(m, None);
+                    }
+                    inst.instance.destroy_instance(None);
+                }
+                Err(e)
+            }
+        }
+    }
+
+    #[allow(clippy::type_complexity)]
+    fn with_instance(
+        entry: ash::Entry,
+        instance: ash::Instance,
+        api_version: u32,
+        options: ContextOptions,
+        validation: ValidationCounter,
+    ) -> std::result::Result<Self, (anyhow::Error, Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>)> {
+        let mut messenger = None;
+        if options.validate {
+            let utils = ash::ext::debug_utils::Instance::new(&entry, &instance);
+            let mut info = messenger_create_info();
+            info.p_user_data = Arc::as_ptr(&validation.0) as *mut c_void;
+            // SAFETY: the callback's user data (the counter) outlives the messenger.
+            match unsafe { utils.create_debug_utils_messenger(&info, None) } {
+                Ok(m) => messenger = Some((utils, m)),
+                Err(e) => return Err((anyhow::Error::new(e).context("create the validation messenger"), None)),
+            }
+        }
+        let result = (|| -> Result<_> {
+            let devices = physical_devices(&instance)?;
+            let all: Vec<DeviceCaps> = devices
+                .iter()
+                .enumerate()
+                .map(|(i, &pd)| query_caps(&entry, &instance, api_version, pd, i))
+                .collect::<Result<_>>()?;
+            let index = pick_device(&all, options.device_index)?;
+            let caps = all[index].clone();
+            if caps.raw_api_version < vk::API_VERSION_1_1 {
+                return setup_error(format!("device {} ({}) only offers Vulkan {}; the suite needs 1.1", index, caps.name, caps.api_version));
+            }
+            if let Some(size) = options.subgroup_size {
+                check_subgroup_size(&caps, size)?;
+            }
+            Ok((devices[index], caps))
+        })();
+        let (physical_device, caps) = match result {
+            Ok(v) => v,
+            Err(e) => return Err((e, messenger)),
+        };
+        let device = match create_device(&instance, physical_device, &caps) {
+            Ok(d) => d,
+            Err(e) => return Err((e, messenger)),
+        };
+        let (device, queue_family, timestamp_valid_bits) = device;
+        // SAFETY: the queue family was requested with one queue at device creation.
+        let queue = unsafe { device.get_device_queue(queue_family, 0) };
+        let pool_info = vk::CommandPoolCreateInfo::default()
+            .queue_family_index(queue_family)
+            .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
+        let rest = (|| -> Result<_> {
+            // SAFETY: `device` is live; the pool is destroyed in Drop.
+            let command_pool = unsafe { device.create_command_pool(&pool_info, None) }.context("create the command pool")?;
+            let allocator = Allocator::new(&AllocatorCreateDesc {
+                instance: instance.clone(),
+                device: device.clone(),
+                physical_device,
+                debug_settings: Default::default(),
+                buffer_device_address: false,
+                allocation_sizes: Default::default(),
+            });
+            match allocator {
+                Ok(a) => Ok((command_pool, a)),
+                Err(e) => {
+                    // SAFETY: the pool is unused.
+                    unsafe { device.destroy_command_pool(command_pool, None) };
+                    Err(anyhow::Error::new(e).context("create the memory allocator"))
+                }
+            }
+        })();
+        let (command_pool, allocator) = match rest {
+            Ok(v) => v,
+            Err(e) => {
+                // SAFETY: nothing was created from the device.
+                unsafe { device.destroy_device(None) };
+                return Err((e, messenger));
+            }
+        };
+        Ok(Context {
+            caps,
+            options,
+            allocator: ManuallyDrop::new(Mutex::new(allocator)),
+            command_pool,
+            queue,
+            timestamp_valid_bits,
+            device,
+            hung: AtomicBool::new(false),
+            messenger,
+            validation,
+            instance,
+            _entry: entry,
+        })
+    }
+
+    /// Counts validation messages; keep a clone to read it after the context is dropped.
+    pub fn validation_counter(&self) -> ValidationCounter {
+        self.validation.clone()
+    }
+
+    /// Whether GPU timestamps can be taken on this context's queue.
+    pub fn has_timestamps(&self) -> bool {
+        self.timestamp_valid_bits > 0
+    }
+
+    /// The subgroup size a kernel built without an explicit request will see, if it is fixed.
+    pub fn fixed_subgroup_size(&self) -> Option<u32> {
+        let (min, max) = self.caps.subgroup_size_range();
+        self.options.subgroup_size.or((min == max).then_some(min))
+    }
+}
+
+/// A clear error when `size` cannot be required of this device's compute pipelines.
+pub(crate) fn check_subgroup_size(caps: &DeviceCaps, size: u32) -> Result<()> {
+    let allowed = caps.requirable_subgroup_sizes();
+    if allowed.is_empty() {
+        return setup_error(format!(
+            "--subgroup-size {size}: {} cannot require a subgroup size for compute (no subgroup size control); its size is {}",
+            caps.name, caps.subgroup_size
+        ));
+    }
+    if !allowed.contains(&size) {
+        return setup_error(format!("--subgroup-size {size}: {} can require only {:?}", caps.name, allowed));
+    }
+    Ok(())
+}
+
+fn create_device(instance: &ash::Instance, pd: vk::PhysicalDevice, caps: &DeviceCaps) -> Result<(ash::Device, u32, u32)> {
+    // SAFETY: `pd` comes from `instance`.
+    let families = unsafe { instance.get_physical_device_queue_family_properties(pd) };
+    let compute = |f: &vk::QueueFamilyProperties| f.queue_flags.contains(vk::QueueFlags::COMPUTE);
+    let family = families
+        .iter()
+        .position(|f| compute(f) && f.timestamp_valid_bits > 0)
+        .or_else(|| families.iter().position(compute))
+        .ok_or_else(|| SetupError(format!("{} has no compute queue", caps.name)))?;
+    let timestamp_valid_bits = families[family].timestamp_valid_bits;
+
+    let v12 = caps.raw_api_version >= vk::API_VERSION_1_2;
+    let v13 = caps.raw_api_version >= vk::API_VERSION_1_3;
+    let mut extensions: Vec<&CStr> = Vec::new();
+    let mut want = |name: &'static CStr, core: bool| {
+        let offered = caps.has_extension(&name.to_string_lossy());
+        if !core && offered {
+            extensions.push(name);
+        }
+        core || offered
+    };
+    let size_control = want(ash::ext::subgroup_size_control::NAME, v13);
+    let float16 = want(ash::khr::shader_float16_int8::NAME, v12);
+    let ext_types = want(ash::khr::shader_subgroup_extended_types::NAME, v12);
+    let mem_model = want(ash::khr::vulkan_memory_model::NAME, v12);
+    let coop_mat = want(ash::khr::cooperative_matrix::NAME, false);
+
+    // Enable exactly what was queried as supported (caps) and the samples use.
+    let sc = caps.size_control.clone();
+    let mut size_ctl = vk::PhysicalDeviceSubgroupSizeControlFeatures::default()
+        .subgroup_size_control(sc.as_ref().is_some_and(|s| s.compute_can_require))
+        .compute_full_subgroups(sc.as_ref().is_some_and(|s| s.full_subgroups));
+    let mut storage16 = vk::PhysicalDevice16BitStorageFeatures::default().storage_buffer16_bit_access(caps.storage_buffer_16bit);
+    let mut f16i8 = vk::PhysicalDeviceShaderFloat16Int8Features::default().shader_float16(caps.shader_float16);
+    let mut types = vk::PhysicalDeviceShaderSubgroupExtendedTypesFeatures::default()
+        .shader_subgroup_extended_types(caps.subgroup_extended_types);
+    let mut memory_model = vk::PhysicalDeviceVulkanMemoryModelFeatures::default()
+        .vulkan_memory_model(caps.vulkan_memory_model)
+        .vulkan_memory_model_device_scope(caps.vulkan_memory_model);
+    let mut coop = vk::PhysicalDeviceCooperativeMatrixFeaturesKHR::default().cooperative_matrix(!caps.coop_mat_shapes.is_empty());
+    // SAFETY: `pd` comes from `instance`.
+    let core = unsafe { instance.get_physical_device_features(pd) };
+    let core_features = vk::PhysicalDeviceFeatures::default()
+        .shader_int64(core.shader_int64 != 0)
+        .shader_int16(core.shader_int16 != 0)
+        .shader_float64(core.shader_float64 != 0);
+
+    let priorities = [1.0f32];
+    let queue_info = [vk::DeviceQueueCreateInfo::default().queue_family_index(family as u32).queue_priorities(&priorities)];
+    let ext_ptrs: Vec<*const std::ffi::c_char> = extensions.iter().map(|e| e.as_ptr()).collect();
+    let mut info = vk::DeviceCreateInfo::default()
+        .queue_create_infos(&queue_info)
+        .enabled_extension_names(&ext_ptrs)
+        .enabled_features(&core_features)
+        .push_next(&mut storage16);
+    if size_control {
+        info = info.push_next(&mut size_ctl);
+    }
+    if float16 {
+        info = info.push_next(&mut f16i8);
+    }
+    if ext_types {
+        info = info.push_next(&mut types);
+    }
+    if mem_model {
+        info = info.push_next(&mut memory_model);
+    }
+    if coop_mat {
+        info = info.push_next(&mut coop);
+    }
+    // SAFETY: every structure in the chain is core at the device's version or its extension
+    // is enabled; all pointers refer to locals alive across the call.
+    let device = unsafe { instance.create_device(pd, &info, None) }.with_context(|| format!("create a Vulkan device on {}", caps.name))?;
+    Ok((device, family as u32, timestamp_valid_bits))
+}
+
+impl Drop for Context {
+    fn drop(&mut self) {
+        if self.hung.load(Ordering::SeqCst) {
+            // A submission never finished: destroying objects it uses would be undefined
+            // behaviour and waiting could hang forever. Leak them; the process is ending.
+            eprintln!("note: GPU work timed out, Vulkan objects were not destroyed");
+            return;
+        }
+        // SAFETY: all child objects (buffers, kernels, recorders) borrow the context and are
+        // gone; after wait-idle the GPU uses nothing. Order: allocator, pool, device,
+        // messenger, instance.
+        unsafe {
+            let _ = self.device.device_wait_idle();
+            ManuallyDrop::drop(&mut self.allocator);
+            self.device.destroy_command_pool(self.command_pool, None);
+            self.device.destroy_device(None);
+            if let Some((utils, messenger)) = self.messenger.take() {
+                utils.destroy_debug_utils_messenger(messenger, None);
+            }
+            self.instance.destroy_instance(None);
+        }
+    }
+}

@@ -1,0 +1,144 @@
+//! Compute pipelines: shader module, descriptor set layout, pipeline layout, pipeline.
+
+use crate::caps::DeviceCaps;
+use crate::{compile_glsl, Context, Unsupported};
+use anyhow::{Context as _, Result};
+use ash::vk;
+
+/// What a [`Kernel`] is built from. Convention for shaders: storage buffers at set 0,
+/// bindings 0..`buffers`; `layout(local_size_x_id = 0) in;` so the workgroup size is
+/// specialization constant 0; further constants from id 1.
+#[derive(Clone, Debug, Default)]
+pub struct KernelDesc<'a> {
+    /// Path under `glsl/`, e.g. `"01_hello_subgroup/hello.comp"`.
+    pub shader: &'a str,
+    /// `#define`s, e.g. `("OP", "add".into())`.
+    pub defines: Vec<(&'a str, String)>,
+    /// Number of storage-buffer bindings.
+    pub buffers: u32,
+    /// Size of the push-constant block in bytes (0: none).
+    pub push_constant_bytes: u32,
+    /// Workgroup size along x (specialization constant 0).
+    pub workgroup_size: u32,
+    /// Specialization constants from id 1 on.
+    pub constants: Vec<u32>,
+    /// Require this subgroup size; `None` uses the context's `--subgroup-size`, if any.
+    pub subgroup_size: Option<u32>,
+}
+
+/// A compute pipeline and what it owns. Dropped in reverse creation order.
+pub struct Kernel<'c> {
+    ctx: &'c Context,
+    /// The shader's path, for error messages.
+    pub name: String,
+    /// The subgroup size the pipeline was required to use, if any.
+    pub required_subgroup_size: Option<u32>,
+    pub workgroup_size: u32,
+    pub(crate) pipeline: vk::Pipeline,
+    pub(crate) layout: vk::PipelineLayout,
+    pub(crate) set_layout: vk::DescriptorSetLayout,
+    pub(crate) push_constant_bytes: u32,
+    pub(crate) buffers: u32,
+}
+
+impl<'c> Kernel<'c> {
+    pub fn new(ctx: &'c Context, desc: &KernelDesc<'_>) -> Result<Self> {
+        let caps = &ctx.caps;
+        check_workgroup_size(caps, desc.workgroup_size)?;
+        let required = desc.subgroup_size.or(ctx.options.subgroup_size);
+        if let Some(size) = required {
+            crate::context::check_subgroup_size(caps, size)?;
+        }
+        let spirv = compile_glsl(desc.shader, &desc.defines)?;
+        let mut kernel = Kernel {
+            ctx,
+            name: desc.shader.to_string(),
+            required_subgroup_size: required,
+            workgroup_size: desc.workgroup_size,
+            pipeline: vk::Pipeline::null(),
+            layout: vk::PipelineLayout::null(),
+            set_layout: vk::DescriptorSetLayout::null(),
+            push_constant_bytes: desc.push_constant_bytes,
+            buffers: desc.buffers,
+        };
+        // Fill the handles one by one; Drop destroys whatever was created if a step fails.
+        let bindings: Vec<_> = (0..desc.buffers)
+            .map(|b| {
+                vk::DescriptorSetLayoutBinding::default()
+                    .binding(b)
+                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                    .descriptor_count(1)
+                    .stage_flags(vk::ShaderStageFlags::COMPUTE)
+            })
+            .collect();
+        let set_info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
+        // SAFETY: valid create info; destroyed in Drop.
+        kernel.set_layout = unsafe { ctx.device.create_descriptor_set_layout(&set_info, None) }.context("create descriptor set layout")?;
+        let ranges = [vk::PushConstantRange::default().stage_flags(vk::ShaderStageFlags::COMPUTE).size(desc.push_constant_bytes)];
+        let set_layouts = [kernel.set_layout];
+        let mut layout_info = vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts);
+        if desc.push_constant_bytes > 0 {
+            layout_info = layout_info.push_constant_ranges(&ranges);
+        }
+        // SAFETY: valid create info; destroyed in Drop.
+        kernel.layout = unsafe { ctx.device.create_pipeline_layout(&layout_info, None) }.context("create pipeline layout")?;
+
+        let module_info = vk::ShaderModuleCreateInfo::default().code(&spirv);
+        // SAFETY: `spirv` is a complete module from shaderc; destroyed right after use below.
+        let module = unsafe { ctx.device.create_shader_module(&module_info, None) }.context("create shader module")?;
+        let values: Vec<u32> = std::iter::once(desc.workgroup_size).chain(desc.constants.iter().copied()).collect();
+        let entries: Vec<_> = (0..values.len() as u32)
+            .map(|id| vk::SpecializationMapEntry::default().constant_id(id).offset(id * 4).size(4))
+            .collect();
+        let spec = vk::SpecializationInfo::default().map_entries(&entries).data(bytemuck::cast_slice(&values));
+        let mut stage = vk::PipelineShaderStageCreateInfo::default()
+            .stage(vk::ShaderStageFlags::COMPUTE)
+            .module(module)
+            .name(c"main")
+            .specialization_info(&spec);
+        let mut required_info = vk::PipelineShaderStageRequiredSubgroupSizeCreateInfo::default();
+        if let Some(size) = required {
+            required_info = required_info.required_subgroup_size(size);
+            stage = stage.push_next(&mut required_info);
+        }
+        // Full subgroups: every subgroup of a workgroup has all its lanes (needs the
+        // workgroup size to be a multiple of the largest size the pipeline may get).
+        let full_size = required.unwrap_or(caps.subgroup_size_range().1);
+        if caps.size_control.as_ref().is_some_and(|s| s.full_subgroups) && desc.workgroup_size % full_size == 0 {
+            stage = stage.flags(vk::PipelineShaderStageCreateFlags::REQUIRE_FULL_SUBGROUPS);
+        }
+        let info = [vk::ComputePipelineCreateInfo::default().stage(stage).layout(kernel.layout)];
+        // SAFETY: module, layout and chained structures are alive; the features the flags
+        // need were enabled at device creation (checked above).
+        let pipelines = unsafe { ctx.device.create_compute_pipelines(vk::PipelineCache::null(), &info, None) };
+        // SAFETY: the pipeline (if any) no longer needs the module.
+        unsafe { ctx.device.destroy_shader_module(module, None) };
+        kernel.pipeline = pipelines.map_err(|(_, e)| e).with_context(|| format!("create compute pipeline for {}", desc.shader))?[0];
+        Ok(kernel)
+    }
+}
+
+fn check_workgroup_size(caps: &DeviceCaps, size: u32) -> Result<()> {
+    if size == 0 || size > caps.max_workgroup_size[0] || size > caps.max_workgroup_invocations {
+        return Err(Unsupported(format!(
+            "workgroup size {size} exceeds {}'s limits (x ≤ {}, invocations ≤ {})",
+            caps.name, caps.max_workgroup_size[0], caps.max_workgroup_invocations
+        ))
+        .into());
+    }
+    Ok(())
+}
+
+impl Drop for Kernel<'_> {
+    fn drop(&mut self) {
+        if self.ctx.hung.load(std::sync::atomic::Ordering::SeqCst) {
+            return;
+        }
+        // SAFETY: every submission using the pipeline was waited for; null handles are ignored.
+        unsafe {
+            self.ctx.device.destroy_pipeline(self.pipeline, None);
+            self.ctx.device.destroy_pipeline_layout(self.layout, None);
+            self.ctx.device.destroy_descriptor_set_layout(self.set_layout, None);
+        }
+    }
+}

@@ -1,0 +1,297 @@
+//! One command buffer: record fills, copies, dispatches, barriers and timestamps, then submit
+//! and wait with a timeout.
+
+use crate::{setup_error, Buffer, Context, Kernel};
+use anyhow::{Context as _, Result};
+use ash::vk;
+use bytemuck::Pod;
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+
+/// The dependencies the samples need, each a global memory barrier. Global barriers are as
+/// fast as buffer barriers on current drivers and cannot miss a buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Barrier {
+    /// Shader writes of earlier dispatches → shader reads and writes of later ones
+    /// (read-after-write, and write-after-read/write between passes or bench repeats).
+    ComputeToCompute,
+    /// Fill/copy writes (poisoning, uploads) → shader reads and writes.
+    TransferToCompute,
+    /// Shader writes → copy reads (download through staging).
+    ComputeToTransfer,
+    /// Shader and copy writes → host reads after the fence wait.
+    ToHost,
+}
+
+impl Barrier {
+    fn masks(self) -> (vk::PipelineStageFlags, vk::AccessFlags, vk::PipelineStageFlags, vk::AccessFlags) {
+        use vk::{AccessFlags as A, PipelineStageFlags as S};
+        let shader_rw = A::SHADER_READ | A::SHADER_WRITE;
+        match self {
+            Barrier::ComputeToCompute => (S::COMPUTE_SHADER, A::SHADER_WRITE, S::COMPUTE_SHADER, shader_rw),
+            Barrier::TransferToCompute => (S::TRANSFER, A::TRANSFER_WRITE, S::COMPUTE_SHADER, shader_rw),
+            Barrier::ComputeToTransfer => (S::COMPUTE_SHADER, A::SHADER_WRITE, S::TRANSFER, A::TRANSFER_READ),
+            Barrier::ToHost => (S::COMPUTE_SHADER | S::TRANSFER, A::SHADER_WRITE | A::TRANSFER_WRITE, S::HOST, A::HOST_READ),
+        }
+    }
+}
+
+/// A buffer as a descriptor: what [`Recorder::dispatch`] binds.
+#[derive(Clone, Copy, Debug)]
+pub struct Binding(vk::Buffer);
+
+impl<T: Pod> Buffer<'_, T> {
+    pub fn binding(&self) -> Binding {
+        Binding(self.raw)
+    }
+}
+
+/// GPU timestamps read back after a submission, in nanoseconds from an arbitrary origin.
+#[derive(Clone, Debug, Default)]
+pub struct Timestamps(pub Vec<f64>);
+
+impl Timestamps {
+    /// Nanoseconds between timestamps `start` and `end` (indices returned by `timestamp()`).
+    pub fn between(&self, start: u32, end: u32) -> f64 {
+        self.0[end as usize] - self.0[start as usize]
+    }
+}
+
+const SETS_PER_POOL: u32 = 256;
+const BUFFERS_PER_SET: u32 = 8;
+
+/// Records one primary command buffer. Descriptor sets are allocated per (kernel, buffers)
+/// and reused, so a bench loop of thousands of dispatches needs only a few.
+pub struct Recorder<'c> {
+    ctx: &'c Context,
+    cmd: vk::CommandBuffer,
+    pools: Vec<vk::DescriptorPool>,
+    sets_left: u32,
+    sets: HashMap<(vk::DescriptorSetLayout, Vec<vk::Buffer>), vk::DescriptorSet>,
+    query_pool: vk::QueryPool,
+    query_capacity: u32,
+    queries_used: u32,
+}
+
+impl<'c> Recorder<'c> {
+    /// Begin recording. Use [`Recorder::with_timestamps`] to time.
+    pub fn new(ctx: &'c Context) -> Result<Self> {
+        Self::with_timestamps(ctx, 0)
+    }
+
+    /// Begin recording with room for `capacity` timestamps.
+    pub fn with_timestamps(ctx: &'c Context, capacity: u32) -> Result<Self> {
+        if capacity > 0 && !ctx.has_timestamps() {
+            return Err(crate::Unsupported(format!("{}'s compute queue has no timestamps", ctx.caps.name)).into());
+        }
+        let info = vk::CommandBufferAllocateInfo::default()
+            .command_pool(ctx.command_pool)
+            .level(vk::CommandBufferLevel::PRIMARY)
+            .command_buffer_count(1);
+        // SAFETY: the pool belongs to this device and is used from this thread only.
+        let cmd = unsafe { ctx.device.allocate_command_buffers(&info) }.context("allocate a command buffer")?[0];
+        let mut rec = Recorder {
+            ctx,
+            cmd,
+            pools: Vec::new(),
+            sets_left: 0,
+            sets: HashMap::new(),
+            query_pool: vk::QueryPool::null(),
+            query_capacity: capacity,
+            queries_used: 0,
+        };
+        let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
+        // SAFETY: a freshly allocated command buffer in the initial state.
+        unsafe { ctx.device.begin_command_buffer(cmd, &begin) }.context("begin a command buffer")?;
+        if capacity > 0 {
+            let qinfo = vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::TIMESTAMP).query_count(capacity);
+            // SAFETY: valid create info; destroyed in Drop.
+            rec.query_pool = unsafe { ctx.device.create_query_pool(&qinfo, None) }.context("create timestamp query pool")?;
+            // SAFETY: recording; queries must be reset before they are written.
+            unsafe { ctx.device.cmd_reset_query_pool(cmd, rec.query_pool, 0, capacity) };
+        }
+        Ok(rec)
+    }
+
+    /// Record a dependency; see [`Barrier`] for what each orders.
+    pub fn barrier(&mut self, barrier: Barrier) {
+        let (src_stage, src_access, dst_stage, dst_access) = barrier.masks();
+        let memory = [vk::MemoryBarrier::default().src_access_mask(src_access).dst_access_mask(dst_access)];
+        // SAFETY: recording state; stages and accesses are valid for a compute queue.
+        unsafe {
+            self.ctx.device.cmd_pipeline_barrier(self.cmd, src_stage, dst_stage, vk::DependencyFlags::empty(), &memory, &[], &[])
+        };
+    }
+
+    /// Fill the whole buffer with a 32-bit pattern (poisoning outputs before a run).
+    pub fn fill<T: Pod>(&mut self, buffer: &Buffer<'_, T>, pattern: u32) {
+        // SAFETY: recording; the buffer has TRANSFER_DST usage and a size that is a multiple of 4.
+        unsafe { self.ctx.device.cmd_fill_buffer(self.cmd, buffer.raw, 0, vk::WHOLE_SIZE, pattern) };
+    }
+
+    /// Copy `bytes` from the start of `src` to the start of `dst`.
+    pub fn copy<A: Pod, B: Pod>(&mut self, src: &Buffer<'_, A>, dst: &Buffer<'_, B>, bytes: u64) {
+        let region = [vk::BufferCopy::default().size(bytes)];
+        // SAFETY: recording; both buffers have transfer usage and hold at least `bytes`.
+        unsafe { self.ctx.device.cmd_copy_buffer(self.cmd, src.raw, dst.raw, &region) };
+    }
+
+    fn descriptor_set(&mut self, kernel: &Kernel<'_>, buffers: &[Binding]) -> Result<vk::DescriptorSet> {
+        let key = (kernel.set_layout, buffers.iter().map(|b| b.0).collect::<Vec<_>>());
+        if let Some(&set) = self.sets.get(&key) {
+            return Ok(set);
+        }
+        if self.sets_left == 0 {
+            let sizes = [vk::DescriptorPoolSize::default()
+                .ty(vk::DescriptorType::STORAGE_BUFFER)
+                .descriptor_count(SETS_PER_POOL * BUFFERS_PER_SET)];
+            let info = vk::DescriptorPoolCreateInfo::default().max_sets(SETS_PER_POOL).pool_sizes(&sizes);
+            // SAFETY: valid create info; destroyed in Drop.
+            let pool = unsafe { self.ctx.device.create_descriptor_pool(&info, None) }.context("create descriptor pool")?;
+            self.pools.push(pool);
+            self.sets_left = SETS_PER_POOL;
+        }
+        let layouts = [kernel.set_layout];
+        let pool = *self.pools.last().context("descriptor pool")?;
+        let info = vk::DescriptorSetAllocateInfo::default().descriptor_pool(pool).set_layouts(&layouts);
+        // SAFETY: the pool has room (sets_left) for one more set of ≤ BUFFERS_PER_SET buffers.
+        let set = unsafe { self.ctx.device.allocate_descriptor_sets(&info) }.context("allocate descriptor set")?[0];
+        self.sets_left -= 1;
+        let infos: Vec<[vk::DescriptorBufferInfo; 1]> =
+            buffers.iter().map(|b| [vk::DescriptorBufferInfo::default().buffer(b.0).range(vk::WHOLE_SIZE)]).collect();
+        let writes: Vec<_> = infos
+            .iter()
+            .enumerate()
+            .map(|(i, info)| {
+                vk::WriteDescriptorSet::default()
+                    .dst_set(set)
+                    .dst_binding(i as u32)
+                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                    .buffer_info(info)
+            })
+            .collect();
+        // SAFETY: the set is not in use by any pending command buffer yet.
+        unsafe { self.ctx.device.update_descriptor_sets(&writes, &[]) };
+        self.sets.insert(key, set);
+        Ok(set)
+    }
+
+    /// Bind `kernel` with `buffers` at bindings 0.., push `push` and dispatch `groups` workgroups.
+    pub fn dispatch<P: Pod>(&mut self, kernel: &Kernel<'_>, buffers: &[Binding], push: &P, groups: [u32; 3]) -> Result<()> {
+        anyhow::ensure!(
+            buffers.len() as u32 == kernel.buffers && kernel.buffers <= BUFFERS_PER_SET,
+            "{} takes {} buffers, got {}",
+            kernel.name,
+            kernel.buffers,
+            buffers.len()
+        );
+        let push_bytes: &[u8] = bytemuck::bytes_of(push);
+        anyhow::ensure!(
+            push_bytes.len() as u32 == kernel.push_constant_bytes,
+            "{} takes {} push-constant bytes, got {}",
+            kernel.name,
+            kernel.push_constant_bytes,
+            push_bytes.len()
+        );
+        let max = self.ctx.caps.max_workgroup_count;
+        if groups.iter().zip(max).any(|(&g, m)| g > m) {
+            return setup_error(format!("{}: {groups:?} workgroups exceed this device's maximum {max:?}", kernel.name));
+        }
+        let set = self.descriptor_set(kernel, buffers)?;
+        // SAFETY: recording; the pipeline, layout and set are alive and compatible; the push
+        // range matches the layout's (checked above).
+        unsafe {
+            let d = &self.ctx.device;
+            d.cmd_bind_pipeline(self.cmd, vk::PipelineBindPoint::COMPUTE, kernel.pipeline);
+            d.cmd_bind_descriptor_sets(self.cmd, vk::PipelineBindPoint::COMPUTE, kernel.layout, 0, &[set], &[]);
+            if !push_bytes.is_empty() {
+                d.cmd_push_constants(self.cmd, kernel.layout, vk::ShaderStageFlags::COMPUTE, 0, push_bytes);
+            }
+            if groups.iter().all(|&g| g > 0) {
+                d.cmd_dispatch(self.cmd, groups[0], groups[1], groups[2]);
+            }
+        }
+        Ok(())
+    }
+
+    /// Write a timestamp when all earlier commands have completed; returns its index.
+    pub fn timestamp(&mut self) -> Result<u32> {
+        anyhow::ensure!(self.queries_used < self.query_capacity, "more timestamps than the {} reserved", self.query_capacity);
+        let index = self.queries_used;
+        // SAFETY: recording; the query was reset at the start of this command buffer.
+        unsafe {
+            self.ctx.device.cmd_write_timestamp(self.cmd, vk::PipelineStageFlags::BOTTOM_OF_PIPE, self.query_pool, index)
+        };
+        self.queries_used += 1;
+        Ok(index)
+    }
+
+    /// End, submit, wait (with the context's timeout) and read the timestamps.
+    pub fn submit_and_wait(self) -> Result<Timestamps> {
+        let ctx = self.ctx;
+        let device = &ctx.device;
+        // SAFETY: recording state, no open scopes.
+        unsafe { device.end_command_buffer(self.cmd) }.context("end the command buffer")?;
+        // SAFETY: valid create info; destroyed below.
+        let fence = unsafe { device.create_fence(&vk::FenceCreateInfo::default(), None) }.context("create a fence")?;
+        let cmds = [self.cmd];
+        let submit = [vk::SubmitInfo::default().command_buffers(&cmds)];
+        // SAFETY: the command buffer is executable; the queue is used from this thread only.
+        let submitted = unsafe { device.queue_submit(ctx.queue, &submit, fence) }.context("submit to the queue");
+        if let Err(e) = submitted {
+            // SAFETY: the fence was never submitted.
+            unsafe { device.destroy_fence(fence, None) };
+            return Err(e);
+        }
+        let timeout = ctx.options.fence_timeout;
+        // SAFETY: the fence belongs to this device.
+        let waited = unsafe { device.wait_for_fences(&[fence], true, timeout.as_nanos() as u64) };
+        match waited {
+            Ok(()) => {}
+            Err(vk::Result::TIMEOUT) => {
+                ctx.hung.store(true, Ordering::SeqCst);
+                anyhow::bail!("GPU work did not finish within {:?}: a hung or far too slow kernel", timeout);
+            }
+            Err(e) => {
+                ctx.hung.store(true, Ordering::SeqCst);
+                return Err(anyhow::Error::new(e).context("wait for the GPU"));
+            }
+        }
+        // SAFETY: the fence signalled, so it is no longer in use.
+        unsafe { device.destroy_fence(fence, None) };
+        let mut stamps = Timestamps::default();
+        if self.queries_used > 0 {
+            let mut raw = vec![0u64; self.queries_used as usize];
+            // SAFETY: all queries up to queries_used were written by the finished submission.
+            unsafe {
+                device.get_query_pool_results(self.query_pool, 0, &mut raw, vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT)
+            }
+            .context("read timestamps")?;
+            let bits = ctx.timestamp_valid_bits;
+            let mask = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+            let period = f64::from(ctx.caps.timestamp_period_ns);
+            // Unwrap around the valid-bit range relative to the first stamp.
+            let first = raw[0] & mask;
+            stamps.0 = raw.iter().map(|&t| ((t & mask).wrapping_sub(first) & mask) as f64 * period).collect();
+        }
+        Ok(stamps)
+    }
+}
+
+impl Drop for Recorder<'_> {
+    fn drop(&mut self) {
+        if self.ctx.hung.load(Ordering::SeqCst) {
+            return;
+        }
+        // SAFETY: submit_and_wait waited for the fence, or the buffer was never submitted;
+        // nothing uses the command buffer, pools or queries any more.
+        unsafe {
+            let d = &self.ctx.device;
+            d.free_command_buffers(self.ctx.command_pool, &[self.cmd]);
+            for &pool in &self.pools {
+                d.destroy_descriptor_pool(pool, None);
+            }
+            d.destroy_query_pool(self.query_pool, None);
+        }
+    }
+}

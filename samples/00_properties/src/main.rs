@@ -1,0 +1,159 @@
+//! 00_properties — what does this device offer for subgroup work?
+//!
+//! For every Vulkan device: name, type, driver, API version; the subgroup size, the size-control
+//! range, the stages and operation families (`subgroup size=8 ops={ Basic | Vote | ... }`);
+//! cooperative-matrix shapes; the limits a compute programmer needs. Then, beyond what
+//! `vulkaninfo` shows: a tiny shader is dispatched at every subgroup size the device lets a
+//! pipeline require (and once without a requirement), and the `gl_SubgroupSize` the shader
+//! really observed is printed and checked.
+//!
+//! Run: `cargo run --release --bin 00_properties [-- --json]`
+
+use anyhow::{Context as _, Result};
+use clap::Parser;
+use harness::{out, serde_json::json, Check, Report, SampleArgs};
+use std::process::ExitCode;
+use vk_compute::{Buffer, Context, DeviceCaps, Kernel, KernelDesc, Recorder};
+
+#[derive(Parser, Debug)]
+#[command(about = "Print every device's subgroup properties and the subgroup size shaders observe")]
+struct Args {
+    #[command(flatten)]
+    common: harness::CommonArgs,
+}
+
+impl SampleArgs for Args {
+    fn common(&self) -> &harness::CommonArgs {
+        &self.common
+    }
+    fn common_mut(&mut self) -> &mut harness::CommonArgs {
+        &mut self.common
+    }
+}
+
+fn main() -> ExitCode {
+    harness::run_plain::<Args>("00_properties", run)
+}
+
+/// Visit every device (or the one chosen with `--device`).
+fn run(args: &Args, report: &mut Report) -> Result<()> {
+    let all = vk_compute::list_devices()?;
+    let indices: Vec<usize> = match args.common.device {
+        Some(i) => vec![i], // Context::new gives the clear error if it does not exist
+        None => (0..all.len()).collect(),
+    };
+    let mut devices_json = Vec::new();
+    for index in indices {
+        let options = vk_compute::ContextOptions { device_index: Some(index), ..args.common.context_options() };
+        let ctx = Context::new(options)?;
+        let validation = ctx.validation_counter();
+        print_properties(&ctx.caps);
+        let observed = observe_subgroup_sizes(&ctx, report)?;
+        devices_json.push(properties_json(&ctx.caps, &observed));
+        drop(ctx); // leaks are reported while the device is destroyed
+        report.validation_messages += validation.count();
+    }
+    report.extra = json!({ "devices": devices_json });
+    Ok(())
+}
+
+// ANCHOR: print
+fn print_properties(c: &DeviceCaps) {
+    out(format!("\n== device {}: {} ({})", c.index, c.name, c.device_type));
+    out(format!("   Vulkan {}, driver {} ({}), vendor 0x{:04x}", c.api_version, c.driver_name, c.driver_info, c.vendor_id));
+    out(format!("   {}", c.subgroup_summary()));
+    out(format!("   subgroup stages: {}; quadOperationsInAllStages: {}", c.subgroup_stages, c.quad_ops_in_all_stages));
+    match &c.size_control {
+        Some(sc) => out(format!(
+            "   size control: min {} max {}, maxComputeWorkgroupSubgroups {}, compute may require a size: {}, computeFullSubgroups: {}",
+            sc.min_size, sc.max_size, sc.max_compute_workgroup_subgroups, sc.compute_can_require, sc.full_subgroups
+        )),
+        None => out("   size control: not supported (VK_EXT_subgroup_size_control absent)"),
+    }
+    out(format!(
+        "   16-bit storage: {}, float16: {}, subgroup extended types: {}, Vulkan memory model: {}",
+        c.storage_buffer_16bit, c.shader_float16, c.subgroup_extended_types, c.vulkan_memory_model
+    ));
+    if c.coop_mat_shapes.is_empty() {
+        out("   cooperative matrix: none");
+    }
+    for s in &c.coop_mat_shapes {
+        out(format!(
+            "   cooperative matrix: {}x{}x{} (MxNxK)  A {} x B {} + C {} -> {}  {} scope{}",
+            s.m, s.n, s.k, s.a_type, s.b_type, s.c_type, s.result_type, s.scope, if s.saturating { ", saturating" } else { "" }
+        ));
+    }
+    let [wx, wy, wz] = c.max_workgroup_size;
+    let [gx, gy, gz] = c.max_workgroup_count;
+    out(format!("   workgroup: size ≤ ({wx}, {wy}, {wz}), invocations ≤ {}, count ≤ ({gx}, {gy}, {gz})", c.max_workgroup_invocations));
+    out(format!(
+        "   shared memory ≤ {} KiB, storage buffer range ≤ {} MiB, push constants ≤ {} B, timestamp period {} ns",
+        c.max_shared_memory_bytes / 1024,
+        c.max_storage_buffer_range >> 20,
+        c.max_push_constants_bytes,
+        c.timestamp_period_ns
+    ));
+}
+// ANCHOR_END: print
+
+// ANCHOR: observe
+/// Dispatch `observe_size.comp` once per requirable size (and once with no requirement) and
+/// check that the shader saw the size it was promised.
+fn observe_subgroup_sizes(ctx: &Context, report: &mut Report) -> Result<Vec<(Option<u32>, u32)>> {
+    let caps = &ctx.caps;
+    let requests: Vec<Option<u32>> = std::iter::once(None).chain(caps.requirable_subgroup_sizes().into_iter().map(Some)).collect();
+    // 128 invocations: the smallest maxComputeWorkGroupInvocations Vulkan allows, and a
+    // multiple of every subgroup size (4..128), so full subgroups can be required.
+    let workgroup_size = 128;
+    let mut observed = Vec::new();
+    for request in requests {
+        let kernel = Kernel::new(
+            ctx,
+            &KernelDesc { shader: "00_properties/observe_size.comp", buffers: 1, workgroup_size, subgroup_size: request, ..Default::default() },
+        )?;
+        let mut result = Buffer::from_slice(ctx, "observed", &[u32::MAX, 0, u32::MAX])?;
+        let mut rec = Recorder::new(ctx)?;
+        rec.dispatch(&kernel, &[result.binding()], &(), [1, 1, 1])?;
+        rec.submit_and_wait().context("observe subgroup size")?;
+        let [min_seen, max_seen, subgroups] = <[u32; 3]>::try_from(result.download()?).map_err(|_| anyhow::anyhow!("3 words"))?;
+        let (lo, hi) = caps.subgroup_size_range();
+        let ok = match request {
+            Some(size) => min_seen == size && max_seen == size,
+            None => (lo..=hi).contains(&min_seen) && (lo..=hi).contains(&max_seen),
+        };
+        let label = request.map(|s| format!("required {s}")).unwrap_or_else(|| "no requirement".into());
+        out(format!("   observed gl_SubgroupSize = {min_seen} (max {max_seen}), gl_NumSubgroups = {subgroups} [{label}]"));
+        let check = Check {
+            compared: 1,
+            mismatches: usize::from(!ok),
+            first: if ok { vec![] } else { vec![format!("expected {label} within [{lo}, {hi}], saw {min_seen}..{max_seen}")] },
+            rule: format!("observed size {min_seen} matches {label}"),
+        };
+        report.check(&format!("device {} {label}", caps.index), None, &check);
+        observed.push((request, min_seen));
+    }
+    if caps.requirable_subgroup_sizes().is_empty() {
+        out("   (this device cannot require subgroup sizes; only the default was observed)");
+    }
+    Ok(observed)
+}
+// ANCHOR_END: observe
+
+fn properties_json(c: &DeviceCaps, observed: &[(Option<u32>, u32)]) -> harness::serde_json::Value {
+    json!({
+        "index": c.index, "name": c.name, "type": c.device_type, "api_version": c.api_version,
+        "driver_name": c.driver_name, "driver_info": c.driver_info, "vendor_id": c.vendor_id,
+        "subgroup_size": c.subgroup_size, "subgroup_stages": c.subgroup_stages,
+        "subgroup_operations": c.subgroup_ops.names(), "quad_operations_in_all_stages": c.quad_ops_in_all_stages,
+        "size_control": c.size_control.as_ref().map(|s| json!({
+            "min": s.min_size, "max": s.max_size, "max_compute_workgroup_subgroups": s.max_compute_workgroup_subgroups,
+            "compute_can_require": s.compute_can_require, "full_subgroups": s.full_subgroups })),
+        "cooperative_matrix": c.coop_mat_shapes.iter().map(|s| json!({
+            "m": s.m, "n": s.n, "k": s.k, "a": s.a_type, "b": s.b_type, "c": s.c_type, "result": s.result_type,
+            "saturating": s.saturating, "scope": s.scope })).collect::<Vec<_>>(),
+        "limits": { "max_workgroup_size": c.max_workgroup_size, "max_workgroup_invocations": c.max_workgroup_invocations,
+            "max_workgroup_count": c.max_workgroup_count, "max_shared_memory_bytes": c.max_shared_memory_bytes,
+            "max_storage_buffer_range": c.max_storage_buffer_range, "timestamp_period_ns": c.timestamp_period_ns },
+        "observed_subgroup_size": observed.iter().map(|(req, seen)| json!({ "required": req, "observed": seen })).collect::<Vec<_>>(),
+    })
+}
