@@ -40,6 +40,10 @@ pub struct CommonArgs {
     /// Require this subgroup size (needs subgroup size control; an error if the device cannot).
     #[arg(long)]
     pub subgroup_size: Option<u32>,
+    /// Pretend the device lacks these subgroup operation families (e.g. `arithmetic,clustered`),
+    /// to exercise fallbacks and SKIP paths on a device that has them.
+    #[arg(long, value_delimiter = ',')]
+    pub without_ops: Vec<String>,
 }
 
 impl CommonArgs {
@@ -77,7 +81,8 @@ pub fn run_sample<A: SampleArgs>(sample: &str, run: impl FnOnce(&Context, &A, &m
     args.common_mut().seed = Some(seed);
     out(format!("{sample}: seed = {seed} (replay with --seed {seed})"));
     exit_with(|| {
-        let ctx = Context::new(common.context_options())?;
+        let mut ctx = Context::new(common.context_options())?;
+        hide_ops(&mut ctx, &common.without_ops)?;
         let validation = ctx.validation_counter();
         out(device_line(&ctx));
         let mut report = Report::new(sample, Some(&ctx), seed);
@@ -151,6 +156,17 @@ pub fn device_line(ctx: &Context) -> String {
         ctx.options.subgroup_size.map(|s| format!(", required {s}")).unwrap_or_default(),
         if ctx.options.validate { ", validation on" } else { "" }
     )
+}
+
+/// Apply `--without-ops`: clear the named families from the device's capabilities.
+fn hide_ops(ctx: &mut Context, names: &[String]) -> Result<()> {
+    for name in names {
+        let bit = vk_compute::SubgroupOps::from_name(name)
+            .ok_or_else(|| SetupError(format!("--without-ops: unknown operation family `{name}`")))?;
+        ctx.caps.subgroup_ops.0 &= !bit;
+        out(format!("pretending the device lacks {name} subgroup operations"));
+    }
+    Ok(())
 }
 
 fn fresh_seed() -> u64 {

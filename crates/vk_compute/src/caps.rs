@@ -47,6 +47,11 @@ impl SubgroupOps {
             .collect()
     }
 
+    /// The bit of a family named like `names()` prints it (case-insensitive).
+    pub fn from_name(name: &str) -> Option<u32> {
+        Self::NAMES.iter().find(|(_, n)| n.eq_ignore_ascii_case(name.trim())).map(|(bit, _)| *bit)
+    }
+
     /// The names of `bits` that are missing here, for SKIP reasons.
     pub fn missing(self, bits: u32) -> Vec<&'static str> {
         SubgroupOps(bits & !self.0).names()

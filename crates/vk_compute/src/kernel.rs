@@ -1,7 +1,7 @@
 //! Compute pipelines: shader module, descriptor set layout, pipeline layout, pipeline.
 
 use crate::caps::DeviceCaps;
-use crate::{compile_glsl, Context, Unsupported};
+use crate::{compile_glsl, Context};
 use anyhow::{Context as _, Result};
 use ash::vk;
 
@@ -119,12 +119,14 @@ impl<'c> Kernel<'c> {
 }
 
 fn check_workgroup_size(caps: &DeviceCaps, size: u32) -> Result<()> {
-    if size == 0 || size > caps.max_workgroup_size[0] || size > caps.max_workgroup_invocations {
-        return Err(Unsupported(format!(
-            "workgroup size {size} exceeds {}'s limits (x ≤ {}, invocations ≤ {})",
+    if size == 0 {
+        return crate::setup_error("a workgroup needs at least one invocation (size 0 given)");
+    }
+    if size > caps.max_workgroup_size[0] || size > caps.max_workgroup_invocations {
+        return crate::setup_error(format!(
+            "workgroup size {size} is beyond {}'s limits (x ≤ {}, invocations ≤ {})",
             caps.name, caps.max_workgroup_size[0], caps.max_workgroup_invocations
-        ))
-        .into());
+        ));
     }
     Ok(())
 }
