@@ -15,16 +15,10 @@ pub fn run(root: &Path) -> Result {
         eprintln!("{problem}");
     }
     if report.problems.is_empty() {
-        println!(
-            "docs includes: ok ({} files, {} includes)",
-            report.files, report.includes
-        );
+        println!("docs includes: ok ({} files, {} includes)", report.files, report.includes);
         Ok(())
     } else {
-        Err(Error::failed(format!(
-            "docs include check: {} problem(s)",
-            report.problems.len()
-        )))
+        Err(Error::failed(format!("docs include check: {} problem(s)", report.problems.len())))
     }
 }
 
@@ -43,13 +37,9 @@ pub fn check(root: &Path) -> Result<Report> {
         collect_md(&src, &mut mds)?;
     }
     mds.sort();
-    let mut report = Report {
-        files: mds.len(),
-        ..Report::default()
-    };
+    let mut report = Report { files: mds.len(), ..Report::default() };
     for md in &mds {
-        let text = fs::read_to_string(md)
-            .map_err(|e| Error::failed(format!("cannot read {}: {e}", md.display())))?;
+        let text = fs::read_to_string(md).map_err(|e| Error::failed(format!("cannot read {}: {e}", md.display())))?;
         let shown = md.strip_prefix(root).unwrap_or(md).display().to_string();
         let dir = md.parent().unwrap_or(root);
         for (index, line) in text.lines().enumerate() {
@@ -57,9 +47,7 @@ pub fn check(root: &Path) -> Result<Report> {
                 report.includes += 1;
                 if let Err(why) = check_include(dir, arg) {
                     let line_no = index + 1;
-                    report
-                        .problems
-                        .push(format!("{shown}:{line_no}: include of {arg}: {why}"));
+                    report.problems.push(format!("{shown}:{line_no}: include of {arg}: {why}"));
                 }
             }
         }
@@ -68,12 +56,9 @@ pub fn check(root: &Path) -> Result<Report> {
 }
 
 fn collect_md(dir: &Path, out: &mut Vec<PathBuf>) -> Result {
-    let entries = fs::read_dir(dir)
-        .map_err(|e| Error::failed(format!("cannot list {}: {e}", dir.display())))?;
+    let entries = fs::read_dir(dir).map_err(|e| Error::failed(format!("cannot list {}: {e}", dir.display())))?;
     for entry in entries {
-        let path = entry
-            .map_err(|e| Error::failed(format!("cannot list {}: {e}", dir.display())))?
-            .path();
+        let path = entry.map_err(|e| Error::failed(format!("cannot list {}: {e}", dir.display())))?.path();
         if path.is_dir() {
             collect_md(&path, out)?;
         } else if path.extension().is_some_and(|ext| ext == "md") {
@@ -166,7 +151,8 @@ mod tests {
         }
     }
 
-    const CODE: &str = "fn main() {\n    // ANCHOR: dispatch\n    go();\n    // ANCHOR_END: dispatch\n    // ANCHOR: half_open\n}\n";
+    const CODE: &str =
+        "fn main() {\n    // ANCHOR: dispatch\n    go();\n    // ANCHOR_END: dispatch\n    // ANCHOR: half_open\n}\n";
 
     #[test]
     fn good_includes_pass() {
@@ -204,30 +190,22 @@ mod tests {
     #[test]
     fn anchors_match_whole_words_only() {
         let root = TempRoot::new("words");
-        root.write(
-            "code.rs",
-            "// ANCHOR: dispatch_all\n// ANCHOR_END: dispatch_all\n",
-        );
-        root.write(
-            "docs/src/x.md",
-            "{{#include ../../code.rs:dispatch}}\n{{#include ../../code.rs:dispatch_all}}\n",
-        );
-        assert_eq!(
-            root.problems(),
-            ["docs/src/x.md:1: include of ../../code.rs:dispatch: anchor dispatch not found"]
-        );
+        root.write("code.rs", "// ANCHOR: dispatch_all\n// ANCHOR_END: dispatch_all\n");
+        root.write("docs/src/x.md", "{{#include ../../code.rs:dispatch}}\n{{#include ../../code.rs:dispatch_all}}\n");
+        assert_eq!(root.problems(), ["docs/src/x.md:1: include of ../../code.rs:dispatch: anchor dispatch not found"]);
     }
 
     #[test]
     fn line_ranges_are_rejected() {
         let root = TempRoot::new("ranges");
         root.write("code.rs", CODE);
-        root.write("docs/src/x.md", "{{#include ../../code.rs:2:4}}\n{{#include ../../code.rs:3}}\n{{#include ../../code.rs::4}}\n");
+        root.write(
+            "docs/src/x.md",
+            "{{#include ../../code.rs:2:4}}\n{{#include ../../code.rs:3}}\n{{#include ../../code.rs::4}}\n",
+        );
         let problems = root.problems();
         assert_eq!(problems.len(), 3);
-        assert!(problems
-            .iter()
-            .all(|p| p.ends_with(": use ANCHOR names, not line ranges")));
+        assert!(problems.iter().all(|p| p.ends_with(": use ANCHOR names, not line ranges")));
         assert!(problems[0].starts_with("docs/src/x.md:1: include of ../../code.rs:2:4:"));
     }
 
@@ -235,9 +213,6 @@ mod tests {
     fn no_docs_dir_is_fine() {
         let root = TempRoot::new("empty");
         let report = check(&root.0).unwrap();
-        assert_eq!(
-            (report.files, report.includes, report.problems.len()),
-            (0, 0, 0)
-        );
+        assert_eq!((report.files, report.includes, report.problems.len()), (0, 0, 0));
     }
 }

@@ -44,28 +44,19 @@ pub struct Error {
 impl Error {
     /// A step or a sample failed: exit code 1.
     pub fn failed(msg: impl Into<String>) -> Self {
-        Error {
-            code: 1,
-            msg: msg.into(),
-        }
+        Error { code: 1, msg: msg.into() }
     }
 
     /// Bad usage or a missing prerequisite: exit code 2.
     pub fn usage(msg: impl Into<String>) -> Self {
-        Error {
-            code: 2,
-            msg: msg.into(),
-        }
+        Error { code: 2, msg: msg.into() }
     }
 }
 
 pub type Result<T = ()> = std::result::Result<T, Error>;
 
 fn main() -> ExitCode {
-    let args: Vec<String> = env::args_os()
-        .skip(1)
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
+    let args: Vec<String> = env::args_os().skip(1).map(|a| a.to_string_lossy().into_owned()).collect();
     match dispatch(&args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -89,19 +80,14 @@ fn dispatch(args: &[String]) -> Result {
             print!("{USAGE}");
             Ok(())
         }
-        other => Err(Error::usage(format!(
-            "unknown command `{other}`\n\n{USAGE}"
-        ))),
+        other => Err(Error::usage(format!("unknown command `{other}`\n\n{USAGE}"))),
     }
 }
 
 fn no_args(args: &[String]) -> Result {
     match args {
         [] => Ok(()),
-        _ => Err(Error::usage(format!(
-            "unexpected arguments: {}",
-            args.join(" ")
-        ))),
+        _ => Err(Error::usage(format!("unexpected arguments: {}", args.join(" ")))),
     }
 }
 
@@ -137,34 +123,15 @@ fn test(root: &Path, args: &[String]) -> Result {
     let quick = match args {
         [] => false,
         [flag] if flag == "--quick" => true,
-        _ => {
-            return Err(Error::usage(format!(
-                "test: unexpected arguments: {}",
-                args.join(" ")
-            )))
-        }
+        _ => return Err(Error::usage(format!("test: unexpected arguments: {}", args.join(" ")))),
     };
     step("prerequisites");
     prereqs::ensure()?;
     cargo_step(root, &["fmt", "--all", "--", "--check"])?;
     step("docs include check");
     docs_check::run(root)?;
-    cargo_step(
-        root,
-        &[
-            "clippy",
-            "--release",
-            "--workspace",
-            "--all-targets",
-            "--",
-            "-D",
-            "warnings",
-        ],
-    )?;
-    cargo_step(
-        root,
-        &["test", "--release", "--workspace", "--exclude", "xtask"],
-    )?;
+    cargo_step(root, &["clippy", "--release", "--workspace", "--all-targets", "--", "-D", "warnings"])?;
+    cargo_step(root, &["test", "--release", "--workspace", "--exclude", "xtask"])?;
     cargo_step(root, &["test", "--package", "xtask"])?;
     if quick {
         step("samples with --validate: skipped (--quick)");
@@ -184,10 +151,5 @@ fn docs(root: &Path) -> Result {
         return Ok(());
     }
     step("mdbook build docs");
-    run_checked(
-        Command::new("mdbook")
-            .current_dir(root)
-            .args(["build", "docs"]),
-        "mdbook build docs",
-    )
+    run_checked(Command::new("mdbook").current_dir(root).args(["build", "docs"]), "mdbook build docs")
 }

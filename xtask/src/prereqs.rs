@@ -24,22 +24,10 @@ const PREREQS: &[Prereq] = &[
     ("python3", "python3", || on_path(&["python3"])),
 ];
 
-const LIB_DIRS: &[&str] = &[
-    "/usr/lib/x86_64-linux-gnu",
-    "/usr/lib/aarch64-linux-gnu",
-    "/usr/lib",
-    "/usr/local/lib",
-];
-const ICD_DIRS: &[&str] = &[
-    "/usr/share/vulkan/icd.d",
-    "/etc/vulkan/icd.d",
-    "/usr/local/share/vulkan/icd.d",
-];
-const LAYER_DIRS: &[&str] = &[
-    "/usr/share/vulkan/explicit_layer.d",
-    "/etc/vulkan/explicit_layer.d",
-    "/usr/local/share/vulkan/explicit_layer.d",
-];
+const LIB_DIRS: &[&str] = &["/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib", "/usr/local/lib"];
+const ICD_DIRS: &[&str] = &["/usr/share/vulkan/icd.d", "/etc/vulkan/icd.d", "/usr/local/share/vulkan/icd.d"];
+const LAYER_DIRS: &[&str] =
+    &["/usr/share/vulkan/explicit_layer.d", "/etc/vulkan/explicit_layer.d", "/usr/local/share/vulkan/explicit_layer.d"];
 
 /// Checks the prerequisites, installing missing ones on Debian when root.
 pub fn ensure() -> Result {
@@ -61,9 +49,7 @@ pub fn ensure() -> Result {
     println!("missing: {names}; installing {pkgs}");
     let mut install = Command::new("apt-get");
     install.env("DEBIAN_FRONTEND", "noninteractive");
-    install
-        .args(["install", "-y", "--no-install-recommends"])
-        .args(pkgs.split(' '));
+    install.args(["install", "-y", "--no-install-recommends"]).args(pkgs.split(' '));
     run_checked(Command::new("apt-get").arg("update"), "apt-get update")
         .and_then(|()| run_checked(&mut install, "apt-get install"))
         .map_err(|e| Error::usage(e.msg))?;
@@ -71,10 +57,7 @@ pub fn ensure() -> Result {
     if still.is_empty() {
         return Ok(());
     }
-    Err(Error::usage(format!(
-        "still missing after apt-get: {}",
-        still.join(", ")
-    )))
+    Err(Error::usage(format!("still missing after apt-get: {}", still.join(", "))))
 }
 
 /// Runs every check, prints the `ok` line when nothing is missing, returns what is missing.
@@ -129,24 +112,18 @@ fn layer() -> Option<String> {
         .flat_map(|paths| env::split_paths(&paths).collect::<Vec<_>>())
         .collect();
     let mut dirs = LAYER_DIRS.iter().map(PathBuf::from).chain(from_env);
-    dirs.any(|dir| dir.join(MANIFEST).is_file())
-        .then(|| "validation layer".to_string())
+    dirs.any(|dir| dir.join(MANIFEST).is_file()).then(|| "validation layer".to_string())
 }
 
 /// The first of `names` found on PATH.
 fn on_path(names: &[&str]) -> Option<String> {
-    names
-        .iter()
-        .find(|name| find_on_path(name).is_some())
-        .map(|name| name.to_string())
+    names.iter().find(|name| find_on_path(name).is_some()).map(|name| name.to_string())
 }
 
 /// The full path of executable `name` on PATH.
 pub fn find_on_path(name: &str) -> Option<PathBuf> {
     let path = env::var_os("PATH")?;
-    env::split_paths(&path)
-        .map(|dir| dir.join(name))
-        .find(|file| is_executable(file))
+    env::split_paths(&path).map(|dir| dir.join(name)).find(|file| is_executable(file))
 }
 
 #[cfg(unix)]

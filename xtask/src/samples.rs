@@ -64,11 +64,7 @@ pub fn run(root: &Path, args: &[String]) -> Result {
     let selected = match selectors {
         [] => select(&all, "all"),
         [one] => select(&all, one),
-        _ => {
-            return Err(Error::usage(
-                "run: give one sample, then `--` and its arguments",
-            ))
-        }
+        _ => return Err(Error::usage("run: give one sample, then `--` and its arguments")),
     };
     if selected.is_empty() {
         return Err(Error::usage(format!(
@@ -96,10 +92,7 @@ fn run_samples(root: &Path, names: &[&String], extra: &[String], validate: bool)
         let mut cmd = Command::new(binary(root, name));
         cmd.current_dir(root);
         if validate {
-            let small = SMALL_ARGS
-                .iter()
-                .find(|(n, _)| n == name)
-                .map_or(&[][..], |(_, a)| a);
+            let small = SMALL_ARGS.iter().find(|(n, _)| n == name).map_or(&[][..], |(_, a)| a);
             cmd.arg("--validate").args(small).stdin(Stdio::null());
         } else {
             cmd.args(extra);
@@ -108,11 +101,7 @@ fn run_samples(root: &Path, names: &[&String], extra: &[String], validate: bool)
         step(format!("{name} {}", args.join(" ")).trim_end());
         let start = Instant::now();
         // Capture (for the validation markers) only under `test`: `run` keeps the terminal.
-        let result = if validate {
-            run_tee(&mut cmd)
-        } else {
-            cmd.status().map(|status| (status, String::new()))
-        };
+        let result = if validate { run_tee(&mut cmd) } else { cmd.status().map(|status| (status, String::new())) };
         let outcome = match result {
             Ok((status, output)) => outcome_of(name, status, &output),
             Err(e) => {
@@ -128,8 +117,7 @@ fn run_samples(root: &Path, names: &[&String], extra: &[String], validate: bool)
 /// Sample binary names: the folder names under `samples/` that hold a Cargo.toml, sorted.
 fn discover(root: &Path) -> Result<Vec<String>> {
     let dir = root.join("samples");
-    let entries = fs::read_dir(&dir)
-        .map_err(|e| Error::failed(format!("cannot list {}: {e}", dir.display())))?;
+    let entries = fs::read_dir(&dir).map_err(|e| Error::failed(format!("cannot list {}: {e}", dir.display())))?;
     let mut names: Vec<String> = entries
         .filter_map(|entry| entry.ok())
         .filter(|entry| entry.path().join("Cargo.toml").is_file())
@@ -137,10 +125,7 @@ fn discover(root: &Path) -> Result<Vec<String>> {
         .collect();
     names.sort();
     if names.is_empty() {
-        return Err(Error::failed(format!(
-            "no samples found in {}",
-            dir.display()
-        )));
+        return Err(Error::failed(format!("no samples found in {}", dir.display())));
     }
     Ok(names)
 }
@@ -149,25 +134,13 @@ fn discover(root: &Path) -> Result<Vec<String>> {
 fn select<'a>(all: &'a [String], selector: &str) -> Vec<&'a String> {
     all.iter()
         .filter(|name| {
-            selector == "all"
-                || name.as_str() == selector
-                || name.split_once('_').is_some_and(|(nn, _)| nn == selector)
+            selector == "all" || name.as_str() == selector || name.split_once('_').is_some_and(|(nn, _)| nn == selector)
         })
         .collect()
 }
 
 fn build(root: &Path) -> Result {
-    cargo_step(
-        root,
-        &[
-            "build",
-            "--release",
-            "--bins",
-            "--workspace",
-            "--exclude",
-            "xtask",
-        ],
-    )
+    cargo_step(root, &["build", "--release", "--bins", "--workspace", "--exclude", "xtask"])
 }
 
 /// `<target>/release/<name>`, target being `$CARGO_TARGET_DIR` (relative to the root) or `target`.
@@ -176,9 +149,7 @@ fn binary(root: &Path, name: &str) -> PathBuf {
         Some(dir) if !dir.is_empty() => root.join(dir),
         _ => root.join("target"),
     };
-    target
-        .join("release")
-        .join(format!("{name}{}", env::consts::EXE_SUFFIX))
+    target.join("release").join(format!("{name}{}", env::consts::EXE_SUFFIX))
 }
 
 /// The outcome from the exit status, turning a PASS into a FAIL if `output` holds a validation
@@ -224,31 +195,16 @@ fn tee(source: Option<impl Read>, mut sink: impl Write) -> Vec<u8> {
 
 /// Prints the result table; fails if any sample failed, errored or crashed.
 fn finish(results: &[(String, Outcome, Duration)]) -> Result {
-    let width = results
-        .iter()
-        .map(|(name, ..)| name.len())
-        .max()
-        .unwrap_or(0)
-        .max(6);
+    let width = results.iter().map(|(name, ..)| name.len()).max().unwrap_or(0).max(6);
     println!("\n{:<width$}  {:<6}  {:>8}", "sample", "result", "seconds");
     for (name, outcome, time) in results {
-        println!(
-            "{name:<width$}  {:<6}  {:>8.2}",
-            outcome.label(),
-            time.as_secs_f64()
-        );
+        println!("{name:<width$}  {:<6}  {:>8.2}", outcome.label(), time.as_secs_f64());
     }
-    let failed = results
-        .iter()
-        .filter(|(_, outcome, _)| outcome.is_failure())
-        .count();
+    let failed = results.iter().filter(|(_, outcome, _)| outcome.is_failure()).count();
     if failed == 0 {
         Ok(())
     } else {
-        Err(Error::failed(format!(
-            "{failed} of {} sample(s) failed",
-            results.len()
-        )))
+        Err(Error::failed(format!("{failed} of {} sample(s) failed", results.len())))
     }
 }
 
@@ -258,10 +214,8 @@ mod tests {
 
     #[test]
     fn exit_codes() {
-        let outcomes: Vec<_> = [Some(0), Some(1), Some(2), Some(77), Some(101), None]
-            .into_iter()
-            .map(Outcome::from_code)
-            .collect();
+        let outcomes: Vec<_> =
+            [Some(0), Some(1), Some(2), Some(77), Some(101), None].into_iter().map(Outcome::from_code).collect();
         use Outcome::*;
         assert_eq!(outcomes, [Pass, Fail, Error, Skip, Crash, Crash]);
         assert!(!Skip.is_failure() && !Pass.is_failure() && Error.is_failure());
@@ -269,9 +223,7 @@ mod tests {
 
     #[test]
     fn selectors() {
-        let all: Vec<String> = ["00_properties", "01_hello_subgroup", "02_reduce"]
-            .map(String::from)
-            .into();
+        let all: Vec<String> = ["00_properties", "01_hello_subgroup", "02_reduce"].map(String::from).into();
         assert_eq!(select(&all, "all").len(), 3);
         assert_eq!(select(&all, "01"), [&all[1]]);
         assert_eq!(select(&all, "02_reduce"), [&all[2]]);
@@ -289,10 +241,7 @@ mod tests {
         assert!(output.contains("fine") && output.contains("VUID-"));
         assert_eq!(outcome_of("x", status, &output), Outcome::Fail);
         assert_eq!(outcome_of("x", status, "all good"), Outcome::Pass);
-        assert_eq!(
-            outcome_of("x", ExitStatus::from_raw(77 << 8), "VUID-"),
-            Outcome::Skip
-        );
+        assert_eq!(outcome_of("x", ExitStatus::from_raw(77 << 8), "VUID-"), Outcome::Skip);
         assert_eq!(outcome_of("x", ExitStatus::from_raw(9), ""), Outcome::Crash);
     }
 }

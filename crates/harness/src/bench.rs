@@ -28,7 +28,12 @@ impl GpuTimes {
 
 /// Time `record` (which records one repetition of the work) `warmup + iters` times in one
 /// command buffer, each repetition between two timestamps; returns the last `iters`.
-pub fn time_gpu(ctx: &Context, warmup: u32, iters: u32, mut record: impl FnMut(&mut Recorder) -> Result<()>) -> Result<GpuTimes> {
+pub fn time_gpu(
+    ctx: &Context,
+    warmup: u32,
+    iters: u32,
+    mut record: impl FnMut(&mut Recorder) -> Result<()>,
+) -> Result<GpuTimes> {
     let reps = warmup + iters.max(1);
     let mut rec = Recorder::with_timestamps(ctx, 2 * reps)?;
     let mut pairs = Vec::with_capacity(reps as usize);
@@ -100,7 +105,16 @@ pub fn copy_ceiling(ctx: &Context, bytes: u64, warmup: u32, iters: u32) -> Resul
     let vec4s = bytes.div_ceil(16);
     let src = Buffer::<[u32; 4]>::new(ctx, "copy src", vec4s as usize)?;
     let dst = Buffer::<[u32; 4]>::new(ctx, "copy dst", vec4s as usize)?;
-    let kernel = Kernel::new(ctx, &KernelDesc { shader: "common/copy.comp", buffers: 2, push_constant_bytes: 4, workgroup_size: 256, ..Default::default() })?;
+    let kernel = Kernel::new(
+        ctx,
+        &KernelDesc {
+            shader: "common/copy.comp",
+            buffers: 2,
+            push_constant_bytes: 4,
+            workgroup_size: 256,
+            ..Default::default()
+        },
+    )?;
     let groups = vec4s.div_ceil(256).clamp(1, 32768) as u32;
     let n = u32::try_from(vec4s).context("copy size beyond 2^32 vec4s")?;
     let mut rec = Recorder::new(ctx)?;
@@ -108,7 +122,8 @@ pub fn copy_ceiling(ctx: &Context, bytes: u64, warmup: u32, iters: u32) -> Resul
     // The fill must land before the copy kernel reads `src`.
     rec.barrier(Barrier::TransferToCompute);
     rec.submit_and_wait()?;
-    let times = time_gpu(ctx, warmup, iters, |rec| rec.dispatch(&kernel, &[src.binding(), dst.binding()], &n, [groups, 1, 1]))?;
+    let times =
+        time_gpu(ctx, warmup, iters, |rec| rec.dispatch(&kernel, &[src.binding(), dst.binding()], &n, [groups, 1, 1]))?;
     Ok(BenchRow::new("copy (ceiling)", vec4s * 4, 2 * vec4s * 16, 0, &times, None))
 }
 

@@ -37,7 +37,11 @@ pub fn compare_exact<T: PartialEq + Debug>(got: &[T], expected: &[T]) -> Check {
         }
     }
     if got.len() != expected.len() {
-        check.push(got.len().min(expected.len()), format!("length {}", expected.len()), format!("length {}", got.len()));
+        check.push(
+            got.len().min(expected.len()),
+            format!("length {}", expected.len()),
+            format!("length {}", got.len()),
+        );
     }
     check
 }
@@ -54,7 +58,11 @@ pub fn compare_floats(got: &[f32], expected: &[f64], tolerance: impl Fn(usize) -
         }
     }
     if got.len() != expected.len() {
-        check.push(got.len().min(expected.len()), format!("length {}", expected.len()), format!("length {}", got.len()));
+        check.push(
+            got.len().min(expected.len()),
+            format!("length {}", expected.len()),
+            format!("length {}", got.len()),
+        );
     }
     check
 }

@@ -105,7 +105,13 @@ impl Report {
         let detail = if check.passed() {
             format!("{} compared, {}", check.compared, check.rule)
         } else {
-            format!("{} of {} differ ({}); first: {}", check.mismatches, check.compared, check.rule, check.first.join("; "))
+            format!(
+                "{} of {} differ ({}); first: {}",
+                check.mismatches,
+                check.compared,
+                check.rule,
+                check.first.join("; ")
+            )
         };
         out(format!("{:<4} {variant}{n}: {detail}", if check.passed() { "PASS" } else { "FAIL" }));
         if !check.passed() {

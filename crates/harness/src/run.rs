@@ -134,7 +134,13 @@ fn list_devices_report(sample: &str) -> Result<Report> {
     for caps in vk_compute::list_devices()? {
         out(format!(
             "{}: {} ({}), Vulkan {}, driver {} {}, {}",
-            caps.index, caps.name, caps.device_type, caps.api_version, caps.driver_name, caps.driver_info, caps.subgroup_summary()
+            caps.index,
+            caps.name,
+            caps.device_type,
+            caps.api_version,
+            caps.driver_name,
+            caps.driver_info,
+            caps.subgroup_summary()
         ));
     }
     Ok(Report::new(sample, None, 0).listing_only())

@@ -31,7 +31,9 @@ impl<'c, T: Pod> Buffer<'c, T> {
                 ctx.caps.max_storage_buffer_range
             ));
         }
-        let usage = vk::BufferUsageFlags::STORAGE_BUFFER | vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST;
+        let usage = vk::BufferUsageFlags::STORAGE_BUFFER
+            | vk::BufferUsageFlags::TRANSFER_SRC
+            | vk::BufferUsageFlags::TRANSFER_DST;
         Self::with_location(ctx, name, len, bytes, usage, MemoryLocation::GpuOnly)
     }
 
@@ -42,29 +44,38 @@ impl<'c, T: Pod> Buffer<'c, T> {
         Ok(buffer)
     }
 
-    fn with_location(ctx: &'c Context, name: &str, len: usize, bytes: u64, usage: vk::BufferUsageFlags, location: MemoryLocation) -> Result<Self> {
+    fn with_location(
+        ctx: &'c Context,
+        name: &str,
+        len: usize,
+        bytes: u64,
+        usage: vk::BufferUsageFlags,
+        location: MemoryLocation,
+    ) -> Result<Self> {
         let info = vk::BufferCreateInfo::default().size(bytes).usage(usage).sharing_mode(vk::SharingMode::EXCLUSIVE);
         // SAFETY: valid create info; the buffer is destroyed in Drop (or below on error).
-        let raw = unsafe { ctx.device.create_buffer(&info, None) }.with_context(|| format!("create buffer `{name}`"))?;
+        let raw =
+            unsafe { ctx.device.create_buffer(&info, None) }.with_context(|| format!("create buffer `{name}`"))?;
         // SAFETY: `raw` is a live buffer of this device.
         let requirements = unsafe { ctx.device.get_buffer_memory_requirements(raw) };
-        let allocation = ctx
-            .allocator
-            .lock()
-            .map_err(|_| anyhow::anyhow!("allocator lock poisoned"))?
-            .allocate(&AllocationCreateDesc {
+        let allocation = ctx.allocator.lock().map_err(|_| anyhow::anyhow!("allocator lock poisoned"))?.allocate(
+            &AllocationCreateDesc {
                 name,
                 requirements,
                 location,
                 linear: true,
                 allocation_scheme: AllocationScheme::GpuAllocatorManaged,
-            });
+            },
+        );
         let allocation = match allocation {
             Ok(a) => a,
             Err(e) => {
                 // SAFETY: the buffer has no memory bound and is unused.
                 unsafe { ctx.device.destroy_buffer(raw, None) };
-                return setup_error(format!("cannot allocate {bytes} bytes for buffer `{name}` on {}: {e}", ctx.caps.name));
+                return setup_error(format!(
+                    "cannot allocate {bytes} bytes for buffer `{name}` on {}: {e}",
+                    ctx.caps.name
+                ));
             }
         };
         // SAFETY: memory from the allocator satisfies `requirements`; bound once.

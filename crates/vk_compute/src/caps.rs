@@ -40,11 +40,7 @@ impl SubgroupOps {
 
     /// Names of the set bits, in the order of the specification.
     pub fn names(self) -> Vec<&'static str> {
-        Self::NAMES
-            .iter()
-            .filter(|(bit, _)| self.0 & bit != 0)
-            .map(|(_, name)| *name)
-            .collect()
+        Self::NAMES.iter().filter(|(bit, _)| self.0 & bit != 0).map(|(_, name)| *name).collect()
     }
 
     /// The bit of a family named like `names()` prints it (case-insensitive).
@@ -127,10 +123,9 @@ impl DeviceCaps {
     /// Subgroup sizes a compute pipeline can be required to use (powers of two in the range).
     pub fn requirable_subgroup_sizes(&self) -> Vec<u32> {
         match &self.size_control {
-            Some(sc) if sc.compute_can_require => (0..8)
-                .map(|p| 1u32 << p)
-                .filter(|s| (sc.min_size..=sc.max_size).contains(s))
-                .collect(),
+            Some(sc) if sc.compute_can_require => {
+                (0..8).map(|p| 1u32 << p).filter(|s| (sc.min_size..=sc.max_size).contains(s)).collect()
+            }
             _ => Vec::new(),
         }
     }
@@ -206,9 +201,7 @@ pub(crate) fn scope_name(s: vk::ScopeKHR) -> String {
 
 pub(crate) fn cstr_field(bytes: &[std::ffi::c_char]) -> String {
     // Vulkan fixed-size strings are NUL-terminated within the array.
-    CStr::from_bytes_until_nul(bytemuck_cast(bytes))
-        .map(|c| c.to_string_lossy().into_owned())
-        .unwrap_or_default()
+    CStr::from_bytes_until_nul(bytemuck_cast(bytes)).map(|c| c.to_string_lossy().into_owned()).unwrap_or_default()
 }
 
 fn bytemuck_cast(chars: &[std::ffi::c_char]) -> &[u8] {

@@ -107,7 +107,11 @@ struct Instance {
     api_version: u32,
 }
 
-fn create_instance(validate: bool, counter: &ValidationCounter, messenger_info: &mut vk::DebugUtilsMessengerCreateInfoEXT<'_>) -> Result<Instance> {
+fn create_instance(
+    validate: bool,
+    counter: &ValidationCounter,
+    messenger_info: &mut vk::DebugUtilsMessengerCreateInfoEXT<'_>,
+) -> Result<Instance> {
     let entry = load_entry()?;
     // SAFETY: plain query on a loaded entry.
     let loader_version = unsafe { entry.try_enumerate_instance_version() }
@@ -175,7 +179,9 @@ fn physical_devices(instance: &ash::Instance) -> Result<Vec<vk::PhysicalDevice>>
     // SAFETY: `instance` is a live instance.
     let devices = unsafe { instance.enumerate_physical_devices() }.context("enumerate Vulkan devices")?;
     if devices.is_empty() {
-        return setup_error("no Vulkan device found: install a driver, e.g. `sudo apt-get install mesa-vulkan-drivers` (lavapipe)");
+        return setup_error(
+            "no Vulkan device found: install a driver, e.g. `sudo apt-get install mesa-vulkan-drivers` (lavapipe)",
+        );
     }
     Ok(devices)
 }
@@ -206,7 +212,13 @@ fn device_extensions(instance: &ash::Instance, pd: vk::PhysicalDevice) -> Result
         .collect())
 }
 
-fn query_caps(entry: &ash::Entry, instance: &ash::Instance, instance_api: u32, pd: vk::PhysicalDevice, index: usize) -> Result<DeviceCaps> {
+fn query_caps(
+    entry: &ash::Entry,
+    instance: &ash::Instance,
+    instance_api: u32,
+    pd: vk::PhysicalDevice,
+    index: usize,
+) -> Result<DeviceCaps> {
     let extensions = device_extensions(instance, pd)?;
     let has = |name: &CStr| extensions.iter().any(|e| e.as_bytes() == name.to_bytes());
     // SAFETY: `pd` comes from `instance`.
@@ -315,7 +327,8 @@ fn pick_device(all: &[DeviceCaps], index: Option<usize>) -> Result<usize> {
     match index {
         Some(i) if i < all.len() => Ok(i),
         Some(i) => {
-            let list: Vec<String> = all.iter().map(|c| format!("{}: {} ({})", c.index, c.name, c.device_type)).collect();
+            let list: Vec<String> =
+                all.iter().map(|c| format!("{}: {} ({})", c.index, c.name, c.device_type)).collect();
             setup_error(format!("no Vulkan device with index {i}; the devices are: {}", list.join(", ")))
         }
         None => all
@@ -368,7 +381,8 @@ impl Context {
         api_version: u32,
         options: ContextOptions,
         validation: ValidationCounter,
-    ) -> std::result::Result<Self, (anyhow::Error, Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>)> {
+    ) -> std::result::Result<Self, (anyhow::Error, Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>)>
+    {
         let mut messenger = None;
         if options.validate {
             let utils = ash::ext::debug_utils::Instance::new(&entry, &instance);
@@ -390,7 +404,10 @@ impl Context {
             let index = pick_device(&all, options.device_index)?;
             let caps = all[index].clone();
             if caps.raw_api_version < vk::API_VERSION_1_1 {
-                return setup_error(format!("device {} ({}) only offers Vulkan {}; the suite needs 1.1", index, caps.name, caps.api_version));
+                return setup_error(format!(
+                    "device {} ({}) only offers Vulkan {}; the suite needs 1.1",
+                    index, caps.name, caps.api_version
+                ));
             }
             if let Some(size) = options.subgroup_size {
                 check_subgroup_size(&caps, size)?;
@@ -413,7 +430,8 @@ impl Context {
             .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER);
         let rest = (|| -> Result<_> {
             // SAFETY: `device` is live; the pool is destroyed in Drop.
-            let command_pool = unsafe { device.create_command_pool(&pool_info, None) }.context("create the command pool")?;
+            let command_pool =
+                unsafe { device.create_command_pool(&pool_info, None) }.context("create the command pool")?;
             let allocator = Allocator::new(&AllocatorCreateDesc {
                 instance: instance.clone(),
                 device: device.clone(),
@@ -487,7 +505,11 @@ pub(crate) fn check_subgroup_size(caps: &DeviceCaps, size: u32) -> Result<()> {
     Ok(())
 }
 
-fn create_device(instance: &ash::Instance, pd: vk::PhysicalDevice, caps: &DeviceCaps) -> Result<(ash::Device, u32, u32)> {
+fn create_device(
+    instance: &ash::Instance,
+    pd: vk::PhysicalDevice,
+    caps: &DeviceCaps,
+) -> Result<(ash::Device, u32, u32)> {
     // SAFETY: `pd` comes from `instance`.
     let families = unsafe { instance.get_physical_device_queue_family_properties(pd) };
     let compute = |f: &vk::QueueFamilyProperties| f.queue_flags.contains(vk::QueueFlags::COMPUTE);
@@ -519,14 +541,16 @@ fn create_device(instance: &ash::Instance, pd: vk::PhysicalDevice, caps: &Device
     let mut size_ctl = vk::PhysicalDeviceSubgroupSizeControlFeatures::default()
         .subgroup_size_control(sc.as_ref().is_some_and(|s| s.compute_can_require))
         .compute_full_subgroups(sc.as_ref().is_some_and(|s| s.full_subgroups));
-    let mut storage16 = vk::PhysicalDevice16BitStorageFeatures::default().storage_buffer16_bit_access(caps.storage_buffer_16bit);
+    let mut storage16 =
+        vk::PhysicalDevice16BitStorageFeatures::default().storage_buffer16_bit_access(caps.storage_buffer_16bit);
     let mut f16i8 = vk::PhysicalDeviceShaderFloat16Int8Features::default().shader_float16(caps.shader_float16);
     let mut types = vk::PhysicalDeviceShaderSubgroupExtendedTypesFeatures::default()
         .shader_subgroup_extended_types(caps.subgroup_extended_types);
     let mut memory_model = vk::PhysicalDeviceVulkanMemoryModelFeatures::default()
         .vulkan_memory_model(caps.vulkan_memory_model)
         .vulkan_memory_model_device_scope(caps.vulkan_memory_model);
-    let mut coop = vk::PhysicalDeviceCooperativeMatrixFeaturesKHR::default().cooperative_matrix(!caps.coop_mat_shapes.is_empty());
+    let mut coop =
+        vk::PhysicalDeviceCooperativeMatrixFeaturesKHR::default().cooperative_matrix(!caps.coop_mat_shapes.is_empty());
     // SAFETY: `pd` comes from `instance`.
     let core = unsafe { instance.get_physical_device_features(pd) };
     let core_features = vk::PhysicalDeviceFeatures::default()
@@ -535,7 +559,8 @@ fn create_device(instance: &ash::Instance, pd: vk::PhysicalDevice, caps: &Device
         .shader_float64(core.shader_float64 != 0);
 
     let priorities = [1.0f32];
-    let queue_info = [vk::DeviceQueueCreateInfo::default().queue_family_index(family as u32).queue_priorities(&priorities)];
+    let queue_info =
+        [vk::DeviceQueueCreateInfo::default().queue_family_index(family as u32).queue_priorities(&priorities)];
     let ext_ptrs: Vec<*const std::ffi::c_char> = extensions.iter().map(|e| e.as_ptr()).collect();
     let mut info = vk::DeviceCreateInfo::default()
         .queue_create_infos(&queue_info)
@@ -559,7 +584,8 @@ fn create_device(instance: &ash::Instance, pd: vk::PhysicalDevice, caps: &Device
     }
     // SAFETY: every structure in the chain is core at the device's version or its extension
     // is enabled; all pointers refer to locals alive across the call.
-    let device = unsafe { instance.create_device(pd, &info, None) }.with_context(|| format!("create a Vulkan device on {}", caps.name))?;
+    let device = unsafe { instance.create_device(pd, &info, None) }
+        .with_context(|| format!("create a Vulkan device on {}", caps.name))?;
     Ok((device, family as u32, timestamp_valid_bits))
 }
 

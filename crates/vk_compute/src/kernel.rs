@@ -73,15 +73,19 @@ impl<'c> Kernel<'c> {
             .collect();
         let set_info = vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings);
         // SAFETY: valid create info; destroyed in Drop.
-        kernel.set_layout = unsafe { ctx.device.create_descriptor_set_layout(&set_info, None) }.context("create descriptor set layout")?;
-        let ranges = [vk::PushConstantRange::default().stage_flags(vk::ShaderStageFlags::COMPUTE).size(desc.push_constant_bytes)];
+        kernel.set_layout = unsafe { ctx.device.create_descriptor_set_layout(&set_info, None) }
+            .context("create descriptor set layout")?;
+        let ranges = [vk::PushConstantRange::default()
+            .stage_flags(vk::ShaderStageFlags::COMPUTE)
+            .size(desc.push_constant_bytes)];
         let set_layouts = [kernel.set_layout];
         let mut layout_info = vk::PipelineLayoutCreateInfo::default().set_layouts(&set_layouts);
         if desc.push_constant_bytes > 0 {
             layout_info = layout_info.push_constant_ranges(&ranges);
         }
         // SAFETY: valid create info; destroyed in Drop.
-        kernel.layout = unsafe { ctx.device.create_pipeline_layout(&layout_info, None) }.context("create pipeline layout")?;
+        kernel.layout =
+            unsafe { ctx.device.create_pipeline_layout(&layout_info, None) }.context("create pipeline layout")?;
 
         let module_info = vk::ShaderModuleCreateInfo::default().code(&spirv);
         // SAFETY: `spirv` is a complete module from shaderc; destroyed right after use below.
@@ -104,7 +108,8 @@ impl<'c> Kernel<'c> {
         // Full subgroups: every subgroup of a workgroup has all its lanes (needs the
         // workgroup size to be a multiple of the largest size the pipeline may get).
         let full_size = required.unwrap_or(caps.subgroup_size_range().1);
-        if caps.size_control.as_ref().is_some_and(|s| s.full_subgroups) && desc.workgroup_size % full_size == 0 {
+        if caps.size_control.as_ref().is_some_and(|s| s.full_subgroups) && desc.workgroup_size.is_multiple_of(full_size)
+        {
             stage = stage.flags(vk::PipelineShaderStageCreateFlags::REQUIRE_FULL_SUBGROUPS);
         }
         let info = [vk::ComputePipelineCreateInfo::default().stage(stage).layout(kernel.layout)];
@@ -113,7 +118,8 @@ impl<'c> Kernel<'c> {
         let pipelines = unsafe { ctx.device.create_compute_pipelines(vk::PipelineCache::null(), &info, None) };
         // SAFETY: the pipeline (if any) no longer needs the module.
         unsafe { ctx.device.destroy_shader_module(module, None) };
-        kernel.pipeline = pipelines.map_err(|(_, e)| e).with_context(|| format!("create compute pipeline for {}", desc.shader))?[0];
+        kernel.pipeline =
+            pipelines.map_err(|(_, e)| e).with_context(|| format!("create compute pipeline for {}", desc.shader))?[0];
         Ok(kernel)
     }
 }

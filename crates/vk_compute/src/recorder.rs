@@ -31,7 +31,9 @@ impl Barrier {
             Barrier::ComputeToCompute => (S::COMPUTE_SHADER, A::SHADER_WRITE, S::COMPUTE_SHADER, shader_rw),
             Barrier::TransferToCompute => (S::TRANSFER, A::TRANSFER_WRITE, S::COMPUTE_SHADER, shader_rw),
             Barrier::ComputeToTransfer => (S::COMPUTE_SHADER, A::SHADER_WRITE, S::TRANSFER, A::TRANSFER_READ),
-            Barrier::ToHost => (S::COMPUTE_SHADER | S::TRANSFER, A::SHADER_WRITE | A::TRANSFER_WRITE, S::HOST, A::HOST_READ),
+            Barrier::ToHost => {
+                (S::COMPUTE_SHADER | S::TRANSFER, A::SHADER_WRITE | A::TRANSFER_WRITE, S::HOST, A::HOST_READ)
+            }
         }
     }
 }
@@ -106,7 +108,8 @@ impl<'c> Recorder<'c> {
         if capacity > 0 {
             let qinfo = vk::QueryPoolCreateInfo::default().query_type(vk::QueryType::TIMESTAMP).query_count(capacity);
             // SAFETY: valid create info; destroyed in Drop.
-            rec.query_pool = unsafe { ctx.device.create_query_pool(&qinfo, None) }.context("create timestamp query pool")?;
+            rec.query_pool =
+                unsafe { ctx.device.create_query_pool(&qinfo, None) }.context("create timestamp query pool")?;
             // SAFETY: recording; queries must be reset before they are written.
             unsafe { ctx.device.cmd_reset_query_pool(cmd, rec.query_pool, 0, capacity) };
         }
@@ -119,7 +122,15 @@ impl<'c> Recorder<'c> {
         let memory = [vk::MemoryBarrier::default().src_access_mask(src_access).dst_access_mask(dst_access)];
         // SAFETY: recording state; stages and accesses are valid for a compute queue.
         unsafe {
-            self.ctx.device.cmd_pipeline_barrier(self.cmd, src_stage, dst_stage, vk::DependencyFlags::empty(), &memory, &[], &[])
+            self.ctx.device.cmd_pipeline_barrier(
+                self.cmd,
+                src_stage,
+                dst_stage,
+                vk::DependencyFlags::empty(),
+                &memory,
+                &[],
+                &[],
+            )
         };
     }
 
@@ -147,7 +158,8 @@ impl<'c> Recorder<'c> {
                 .descriptor_count(SETS_PER_POOL * BUFFERS_PER_SET)];
             let info = vk::DescriptorPoolCreateInfo::default().max_sets(SETS_PER_POOL).pool_sizes(&sizes);
             // SAFETY: valid create info; destroyed in Drop.
-            let pool = unsafe { self.ctx.device.create_descriptor_pool(&info, None) }.context("create descriptor pool")?;
+            let pool =
+                unsafe { self.ctx.device.create_descriptor_pool(&info, None) }.context("create descriptor pool")?;
             self.pools.push(pool);
             self.sets_left = SETS_PER_POOL;
         }
@@ -177,7 +189,13 @@ impl<'c> Recorder<'c> {
     }
 
     /// Bind `kernel` with `buffers` at bindings 0.., push `push` and dispatch `groups` workgroups.
-    pub fn dispatch<P: Pod>(&mut self, kernel: &Kernel<'_>, buffers: &[Binding], push: &P, groups: [u32; 3]) -> Result<()> {
+    pub fn dispatch<P: Pod>(
+        &mut self,
+        kernel: &Kernel<'_>,
+        buffers: &[Binding],
+        push: &P,
+        groups: [u32; 3],
+    ) -> Result<()> {
         anyhow::ensure!(
             buffers.len() as u32 == kernel.buffers && kernel.buffers <= BUFFERS_PER_SET,
             "{} takes {} buffers, got {}",
@@ -216,11 +234,20 @@ impl<'c> Recorder<'c> {
 
     /// Write a timestamp when all earlier commands have completed; returns its index.
     pub fn timestamp(&mut self) -> Result<u32> {
-        anyhow::ensure!(self.queries_used < self.query_capacity, "more timestamps than the {} reserved", self.query_capacity);
+        anyhow::ensure!(
+            self.queries_used < self.query_capacity,
+            "more timestamps than the {} reserved",
+            self.query_capacity
+        );
         let index = self.queries_used;
         // SAFETY: recording; the query was reset at the start of this command buffer.
         unsafe {
-            self.ctx.device.cmd_write_timestamp(self.cmd, vk::PipelineStageFlags::BOTTOM_OF_PIPE, self.query_pool, index)
+            self.ctx.device.cmd_write_timestamp(
+                self.cmd,
+                vk::PipelineStageFlags::BOTTOM_OF_PIPE,
+                self.query_pool,
+                index,
+            )
         };
         self.queries_used += 1;
         Ok(index)
@@ -264,7 +291,12 @@ impl<'c> Recorder<'c> {
             let mut raw = vec![0u64; self.queries_used as usize];
             // SAFETY: all queries up to queries_used were written by the finished submission.
             unsafe {
-                device.get_query_pool_results(self.query_pool, 0, &mut raw, vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT)
+                device.get_query_pool_results(
+                    self.query_pool,
+                    0,
+                    &mut raw,
+                    vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
+                )
             }
             .context("read timestamps")?;
             let bits = ctx.timestamp_valid_bits;

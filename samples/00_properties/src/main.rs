@@ -60,7 +60,10 @@ fn run(args: &Args, report: &mut Report) -> Result<()> {
 // ANCHOR: print
 fn print_properties(c: &DeviceCaps) {
     out(format!("\n== device {}: {} ({})", c.index, c.name, c.device_type));
-    out(format!("   Vulkan {}, driver {} ({}), vendor 0x{:04x}", c.api_version, c.driver_name, c.driver_info, c.vendor_id));
+    out(format!(
+        "   Vulkan {}, driver {} ({}), vendor 0x{:04x}",
+        c.api_version, c.driver_name, c.driver_info, c.vendor_id
+    ));
     out(format!("   {}", c.subgroup_summary()));
     out(format!("   subgroup stages: {}; quadOperationsInAllStages: {}", c.subgroup_stages, c.quad_ops_in_all_stages));
     match &c.size_control {
@@ -80,12 +83,23 @@ fn print_properties(c: &DeviceCaps) {
     for s in &c.coop_mat_shapes {
         out(format!(
             "   cooperative matrix: {}x{}x{} (MxNxK)  A {} x B {} + C {} -> {}  {} scope{}",
-            s.m, s.n, s.k, s.a_type, s.b_type, s.c_type, s.result_type, s.scope, if s.saturating { ", saturating" } else { "" }
+            s.m,
+            s.n,
+            s.k,
+            s.a_type,
+            s.b_type,
+            s.c_type,
+            s.result_type,
+            s.scope,
+            if s.saturating { ", saturating" } else { "" }
         ));
     }
     let [wx, wy, wz] = c.max_workgroup_size;
     let [gx, gy, gz] = c.max_workgroup_count;
-    out(format!("   workgroup: size ≤ ({wx}, {wy}, {wz}), invocations ≤ {}, count ≤ ({gx}, {gy}, {gz})", c.max_workgroup_invocations));
+    out(format!(
+        "   workgroup: size ≤ ({wx}, {wy}, {wz}), invocations ≤ {}, count ≤ ({gx}, {gy}, {gz})",
+        c.max_workgroup_invocations
+    ));
     out(format!(
         "   shared memory ≤ {} KiB, storage buffer range ≤ {} MiB, push constants ≤ {} B, timestamp period {} ns",
         c.max_shared_memory_bytes / 1024,
@@ -101,7 +115,8 @@ fn print_properties(c: &DeviceCaps) {
 /// check that the shader saw the size it was promised.
 fn observe_subgroup_sizes(ctx: &Context, report: &mut Report) -> Result<Vec<(Option<u32>, u32)>> {
     let caps = &ctx.caps;
-    let requests: Vec<Option<u32>> = std::iter::once(None).chain(caps.requirable_subgroup_sizes().into_iter().map(Some)).collect();
+    let requests: Vec<Option<u32>> =
+        std::iter::once(None).chain(caps.requirable_subgroup_sizes().into_iter().map(Some)).collect();
     // 128 invocations: the smallest maxComputeWorkGroupInvocations Vulkan allows, and a
     // multiple of every subgroup size (4..128), so full subgroups can be required.
     let workgroup_size = 128;
@@ -109,24 +124,37 @@ fn observe_subgroup_sizes(ctx: &Context, report: &mut Report) -> Result<Vec<(Opt
     for request in requests {
         let kernel = Kernel::new(
             ctx,
-            &KernelDesc { shader: "00_properties/observe_size.comp", buffers: 1, workgroup_size, subgroup_size: request, ..Default::default() },
+            &KernelDesc {
+                shader: "00_properties/observe_size.comp",
+                buffers: 1,
+                workgroup_size,
+                subgroup_size: request,
+                ..Default::default()
+            },
         )?;
         let mut result = Buffer::from_slice(ctx, "observed", &[u32::MAX, 0, u32::MAX])?;
         let mut rec = Recorder::new(ctx)?;
         rec.dispatch(&kernel, &[result.binding()], &(), [1, 1, 1])?;
         rec.submit_and_wait().context("observe subgroup size")?;
-        let [min_seen, max_seen, subgroups] = <[u32; 3]>::try_from(result.download()?).map_err(|_| anyhow::anyhow!("3 words"))?;
+        let [min_seen, max_seen, subgroups] =
+            <[u32; 3]>::try_from(result.download()?).map_err(|_| anyhow::anyhow!("3 words"))?;
         let (lo, hi) = caps.subgroup_size_range();
         let ok = match request {
             Some(size) => min_seen == size && max_seen == size,
             None => (lo..=hi).contains(&min_seen) && (lo..=hi).contains(&max_seen),
         };
         let label = request.map(|s| format!("required {s}")).unwrap_or_else(|| "no requirement".into());
-        out(format!("   observed gl_SubgroupSize = {min_seen} (max {max_seen}), gl_NumSubgroups = {subgroups} [{label}]"));
+        out(format!(
+            "   observed gl_SubgroupSize = {min_seen} (max {max_seen}), gl_NumSubgroups = {subgroups} [{label}]"
+        ));
         let check = Check {
             compared: 1,
             mismatches: usize::from(!ok),
-            first: if ok { vec![] } else { vec![format!("expected {label} within [{lo}, {hi}], saw {min_seen}..{max_seen}")] },
+            first: if ok {
+                vec![]
+            } else {
+                vec![format!("expected {label} within [{lo}, {hi}], saw {min_seen}..{max_seen}")]
+            },
             rule: format!("observed size {min_seen} matches {label}"),
         };
         report.check(&format!("device {} {label}", caps.index), None, &check);

@@ -123,7 +123,12 @@ fn verify(lanes: &[Lane], workgroup_size: u32, fixed_size: Option<u32>) -> Check
         }
         for l in members {
             let at = |what: &str| format!("subgroup {id} lane {} {what}", l.lane);
-            got.extend([(at("size"), l.subgroup_size), (at("sum"), l.sum), (at("count"), l.multiples_of_3), (at("bcast"), l.first)]);
+            got.extend([
+                (at("size"), l.subgroup_size),
+                (at("sum"), l.sum),
+                (at("count"), l.multiples_of_3),
+                (at("bcast"), l.first),
+            ]);
             want.extend([(at("size"), size), (at("sum"), sum), (at("count"), multiples), (at("bcast"), first)]);
             // The shuffle's source lane may be inactive in a partial subgroup: undefined, skip.
             let source = (l.lane + 1) % size.max(1);
@@ -160,7 +165,16 @@ mod tests {
     #[test]
     fn verify_catches_a_wrong_sum() {
         let mut lanes: Vec<Lane> = (0..8)
-            .map(|l| Lane { lane: l, subgroup_size: 8, sum: 36, multiples_of_3: 3, first: 1, shuffled: (l + 1) % 8 + 1, sum_inside_if: u32::from(l == 0), ..Default::default() })
+            .map(|l| Lane {
+                lane: l,
+                subgroup_size: 8,
+                sum: 36,
+                multiples_of_3: 3,
+                first: 1,
+                shuffled: (l + 1) % 8 + 1,
+                sum_inside_if: u32::from(l == 0),
+                ..Default::default()
+            })
             .collect();
         assert!(verify(&lanes, 8, Some(8)).passed());
         lanes[3].sum = 35;
