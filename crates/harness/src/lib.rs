@@ -13,7 +13,8 @@ pub use bench::{copy_ceiling, time_gpu, BenchRow, GpuTimes};
 pub use compare::{compare_exact, compare_floats, Check};
 pub use report::{out, Report, Status};
 pub use run::{
-    device_line, exit_with, run_plain, run_sample, CommonArgs, SampleArgs, EXIT_ERROR, EXIT_FAIL, EXIT_PASS, EXIT_SKIP,
+    check_size, device_line, exit_with, run_plain, run_sample, CommonArgs, SampleArgs, EXIT_ERROR, EXIT_FAIL,
+    EXIT_PASS, EXIT_SKIP,
 };
 pub use serde_json;
 

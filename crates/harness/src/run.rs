@@ -164,6 +164,22 @@ pub fn device_line(ctx: &Context) -> String {
     )
 }
 
+/// A clear error (exit 2) when `n` elements of `elem_bytes` each cannot be one storage buffer
+/// on this device or indexed with 32 bits. Call it before generating a large input.
+pub fn check_size(ctx: &Context, n: u64, elem_bytes: u64) -> Result<()> {
+    let limit = ctx.caps.max_storage_buffer_range / elem_bytes;
+    if n > limit.min(u64::from(u32::MAX)) {
+        return Err(SetupError(format!(
+            "--size {n}: at most {} elements of {elem_bytes} bytes fit one buffer on {} (maxStorageBufferRange {} bytes, 32-bit indices)",
+            limit.min(u64::from(u32::MAX)),
+            ctx.caps.name,
+            ctx.caps.max_storage_buffer_range
+        ))
+        .into());
+    }
+    Ok(())
+}
+
 /// Apply `--without-ops`: clear the named families from the device's capabilities.
 fn hide_ops(ctx: &mut Context, names: &[String]) -> Result<()> {
     for name in names {

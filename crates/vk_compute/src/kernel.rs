@@ -7,7 +7,8 @@ use ash::vk;
 
 /// What a [`Kernel`] is built from. Convention for shaders: storage buffers at set 0,
 /// bindings 0..`buffers`; `layout(local_size_x_id = 0) in;` so the workgroup size is
-/// specialization constant 0; further constants from id 1.
+/// specialization constant 0; further constants from id 1. The workgroup size is also the
+/// define `WORKGROUP_SIZE`: size shared arrays with it, not with `gl_WorkGroupSize`.
 #[derive(Clone, Debug, Default)]
 pub struct KernelDesc<'a> {
     /// Path under `glsl/`, e.g. `"01_hello_subgroup/hello.comp"`.
@@ -49,7 +50,12 @@ impl<'c> Kernel<'c> {
         if let Some(size) = required {
             crate::context::check_subgroup_size(caps, size)?;
         }
-        let spirv = compile_glsl(desc.shader, &desc.defines)?;
+        // WORKGROUP_SIZE is also a define, for sizing shared arrays: Mesa 22.3's lavapipe sizes
+        // a shared array declared with gl_WorkGroupSize.x from the specialization constant's
+        // default (1), not its value, and the shader then writes past a heap block.
+        let mut defines = desc.defines.clone();
+        defines.push(("WORKGROUP_SIZE", desc.workgroup_size.to_string()));
+        let spirv = compile_glsl(desc.shader, &defines)?;
         let mut kernel = Kernel {
             ctx,
             name: desc.shader.to_string(),

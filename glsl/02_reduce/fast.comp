@@ -1,0 +1,91 @@
+// fast.comp — variant 5: the bandwidth-bound device-wide reduce, in one dispatch.
+// Each invocation reads 16-byte vectors in a grid-stride loop, UNROLL loads in flight per step
+// (bytes in flight hide memory latency), and folds them into one register; the workgroup
+// combines its invocations (workgroup_reduce.glsl) and writes one partial. The last workgroup
+// to finish — found with an atomic ticket — reduces all partials and writes the result, then
+// resets the ticket for the next run. Any n up to the buffer limit; the n % 4 tail is read as
+// scalars. Needs: GL_KHR_shader_subgroup_basic and _arithmetic (or _shuffle with USE_SHUFFLE).
+#version 450
+#extension GL_KHR_shader_subgroup_basic : require
+#include "reduce_op.glsl"
+#ifdef USE_SHUFFLE
+#extension GL_KHR_shader_subgroup_shuffle : require
+T butterfly_reduce(T value) {
+    for (uint mask = gl_SubgroupSize / 2; mask > 0; mask /= 2) {
+        value = OP(value, subgroupShuffleXor(value, mask));
+    }
+    return value;
+}
+#define SUBGROUP_REDUCE(v) butterfly_reduce(v)
+#else
+#extension GL_KHR_shader_subgroup_arithmetic : require
+#define SUBGROUP_REDUCE(v) SUBGROUP_OP(v)
+#endif
+#include "workgroup_reduce.glsl"
+
+layout(local_size_x_id = 0) in;
+layout(constant_id = 1) const uint UNROLL = 4;
+// The same input seen as vectors and as scalars (for the tail).
+layout(std430, binding = 0) readonly buffer Src4 { T4 src4[]; };
+layout(std430, binding = 0) readonly buffer Src1 { T src1[]; };
+// Partials and the ticket are written by one workgroup and read by another in the same
+// dispatch: `coherent` keeps those accesses out of non-coherent caches.
+layout(std430, binding = 1) coherent buffer Partials { T partials[]; };
+layout(std430, binding = 2) coherent buffer Ticket { uint ticket; };
+layout(std430, binding = 3) writeonly buffer Result { T result; };
+layout(push_constant) uniform Push { uint n; };
+
+shared bool is_last_workgroup;
+
+void main() {
+    uint tid = gl_LocalInvocationID.x;
+    uint groups = gl_NumWorkGroups.x;
+    uint stride = groups * gl_WorkGroupSize.x;
+    uint n4 = n / 4;
+
+    // ANCHOR: loads
+    T4 acc = T4(IDENTITY);
+    uint i = gl_WorkGroupID.x * gl_WorkGroupSize.x + tid;
+    // UNROLL independent 16-byte loads per step, issued before any is used.
+    for (; i + (UNROLL - 1) * stride < n4; i += UNROLL * stride) {
+        T4 v[UNROLL];
+        for (uint u = 0; u < UNROLL; ++u) {
+            v[u] = src4[i + u * stride];
+        }
+        for (uint u = 0; u < UNROLL; ++u) {
+            acc = OP(acc, v[u]);
+        }
+    }
+    for (; i < n4; i += stride) {
+        acc = OP(acc, src4[i]);
+    }
+    T mine = REDUCE4(acc);
+    uint tail = n4 * 4 + gl_GlobalInvocationID.x;
+    if (tail < n) {
+        mine = OP(mine, src1[tail]);
+    }
+    // ANCHOR_END: loads
+
+    T total = workgroup_reduce(mine);
+
+    // ANCHOR: last_workgroup
+    if (tid == 0) {
+        partials[gl_WorkGroupID.x] = total;
+        memoryBarrierBuffer();  // the partial is visible device-wide before the ticket is taken
+        is_last_workgroup = atomicAdd(ticket, 1u) == groups - 1;
+    }
+    barrier();  // every invocation sees is_last_workgroup
+    if (is_last_workgroup) {  // uniform across the workgroup
+        memoryBarrierBuffer();  // order the ticket before reading the other workgroups' partials
+        T v = IDENTITY;
+        for (uint g = tid; g < groups; g += gl_WorkGroupSize.x) {
+            v = OP(v, partials[g]);
+        }
+        v = workgroup_reduce(v);
+        if (tid == 0) {
+            result = v;
+            ticket = 0;  // ready for the next dispatch
+        }
+    }
+    // ANCHOR_END: last_workgroup
+}

@@ -1,0 +1,471 @@
+//! 02_reduce — sum, product, min, max, and, or, xor of a whole array, five ways: from the
+//! shared-memory tree to a bandwidth-bound single-dispatch reduce.
+//!
+//! 1. `tree`: shared-memory tree, log2(256) = 8 barrier rounds per workgroup, no subgroup ops.
+//! 2. `hybrid`: `subgroupAdd` per subgroup, partials through shared memory (correct also when
+//!    a workgroup has more subgroups than a subgroup has lanes).
+//! 3. `subgroup`: subgroup reduction only, one partial per subgroup, no workgroup barrier.
+//! 4. `shuffle`: a `subgroupShuffleXor` butterfly, for devices without subgroup arithmetic.
+//! 5. `fast`: 16-byte loads, several in flight per invocation, one dispatch; the last workgroup
+//!    to finish reduces the partials.
+//!
+//! Variants 1–4 run one element per invocation and repeat the pass over the partials until one
+//! value is left. Every result is checked against the CPU (f64 for floats, with the tolerance
+//! printed). Run: `cargo run --release --bin 02_reduce [-- --bench] [--variant fast --op add
+//! --type f32 --size 1000003]`
+
+use anyhow::{Context as _, Result};
+use clap::{Parser, ValueEnum};
+use harness::{compare_exact, compare_floats, out, BenchRow, Check, Report, SampleArgs};
+use std::process::ExitCode;
+use vk_compute::{Barrier, Buffer, Context, Kernel, KernelDesc, Recorder, SubgroupOps};
+
+#[derive(Parser, Debug)]
+#[command(about = "Reduce an array five ways, from a shared-memory tree to a bandwidth-bound reduce")]
+struct Args {
+    #[command(flatten)]
+    common: harness::CommonArgs,
+    /// Which variants to run (default: all).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    variant: Vec<Variant>,
+    /// Which operations (default: all that apply to the type).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    op: Vec<Op>,
+    /// Which element types (default: all; with --bench: f32).
+    #[arg(long = "type", value_enum, value_delimiter = ',')]
+    ty: Vec<Ty>,
+    /// fast: the most workgroups (each then loops over the array).
+    #[arg(long, default_value_t = 2048)]
+    fast_groups: u32,
+    /// fast: 16-byte loads in flight per invocation and loop step.
+    #[arg(long, default_value_t = 4)]
+    fast_unroll: u32,
+}
+
+impl SampleArgs for Args {
+    fn common(&self) -> &harness::CommonArgs {
+        &self.common
+    }
+    fn common_mut(&mut self) -> &mut harness::CommonArgs {
+        &mut self.common
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Variant {
+    Tree,
+    Hybrid,
+    Subgroup,
+    Shuffle,
+    Fast,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Op {
+    Add,
+    Mul,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Ty {
+    F32,
+    U32,
+    I32,
+}
+
+/// Invocations per workgroup for every variant: a power of two (the tree needs it), a multiple
+/// of every subgroup size up to 128, and 32 subgroups at size 8 (more than a subgroup's lanes).
+const WORKGROUP: u32 = 256;
+
+fn main() -> ExitCode {
+    harness::run_sample::<Args>("02_reduce", run)
+}
+
+fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
+    let seed = args.common.seed();
+    let variants = or_all(&args.variant, Variant::value_variants());
+    let types = or_all(&args.ty, if args.common.bench { &[Ty::F32] } else { Ty::value_variants() });
+    if let Some(n) = args.common.size {
+        harness::check_size(ctx, n, 4)?;
+    }
+    if args.common.bench {
+        return bench(ctx, args, &variants, &types, report);
+    }
+    // Odd sizes by default: empty, one element, a prime, 2^20+3, and a random size.
+    let sizes = match args.common.size {
+        Some(n) => vec![n],
+        None => vec![0, 1, 7, 1_000_003, harness::random::size(seed, 2, 1 << 21)],
+    };
+    for &ty in &types {
+        for op in or_all(&args.op, Op::value_variants()).into_iter().filter(|op| op.applies_to(ty)) {
+            let inputs: Vec<Vec<u32>> = sizes.iter().map(|&n| make_input(ty, op, n as usize, seed)).collect();
+            for &variant in &variants {
+                let name = format!("{variant:?} {op:?} {ty:?}").to_lowercase();
+                let reducer = match Reducer::new(ctx, variant, ty, op, args)? {
+                    Ok(r) => r,
+                    Err(reason) => {
+                        report.skip(&name, &reason);
+                        continue;
+                    }
+                };
+                for input in &inputs {
+                    let mut buffers = reducer.buffers(input)?;
+                    let mut rec = Recorder::new(ctx)?;
+                    reducer.record(&mut rec, &buffers, input.len())?;
+                    rec.submit_and_wait().with_context(|| format!("{name} n={}", input.len()))?;
+                    let got = buffers.output.download()?[0];
+                    report.check(
+                        &name,
+                        Some(input.len() as u64),
+                        &check(ty, op, input, got, reducer.chain(input.len())),
+                    );
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn or_all<T: Copy>(chosen: &[T], all: &[T]) -> Vec<T> {
+    if chosen.is_empty() {
+        all.to_vec()
+    } else {
+        chosen.to_vec()
+    }
+}
+
+impl Op {
+    fn applies_to(self, ty: Ty) -> bool {
+        match self {
+            Op::Mul => ty == Ty::F32, // integer products of random data are almost always 0
+            Op::And | Op::Or | Op::Xor => ty != Ty::F32,
+            _ => true,
+        }
+    }
+}
+
+// ANCHOR: reducer
+/// One variant compiled for one type and operation.
+struct Reducer<'c> {
+    ctx: &'c Context,
+    variant: Variant,
+    kernel: Kernel<'c>,
+    identity: u32,
+    /// subgroup: output slots per workgroup (workgroup size / smallest subgroup size).
+    max_subgroups: u32,
+    /// fast: the most workgroups, and loads in flight per invocation.
+    fast_groups: u32,
+    fast_unroll: u32,
+}
+
+/// Device buffers for one input: the input, two ping-pong scratch buffers for the partials,
+/// the ticket of the fast variant, and the result.
+struct Buffers<'c> {
+    input: Buffer<'c, u32>,
+    scratch: [Buffer<'c, u32>; 2],
+    ticket: Buffer<'c, u32>,
+    output: Buffer<'c, u32>,
+}
+
+impl<'c> Reducer<'c> {
+    /// Build the variant's pipeline, or say why the device cannot run it.
+    fn new(ctx: &'c Context, variant: Variant, ty: Ty, op: Op, args: &Args) -> Result<Result<Self, String>> {
+        let ops = ctx.caps.subgroup_ops;
+        let has_arith = ops.has(SubgroupOps::BASIC | SubgroupOps::ARITHMETIC);
+        let has_shuffle = ops.has(SubgroupOps::BASIC | SubgroupOps::SHUFFLE);
+        let mut defines = vec![(type_define(ty), "1".to_string()), (op_define(op), "1".to_string())];
+        let (shader, needs) = match variant {
+            Variant::Tree => ("02_reduce/tree.comp", true),
+            Variant::Hybrid => ("02_reduce/hybrid.comp", has_arith),
+            Variant::Subgroup => ("02_reduce/subgroup_only.comp", has_arith),
+            Variant::Shuffle => ("02_reduce/shuffle_xor.comp", has_shuffle),
+            Variant::Fast => {
+                if !has_arith && has_shuffle {
+                    defines.push(("USE_SHUFFLE", "1".into())); // the fallback without arithmetic
+                }
+                ("02_reduce/fast.comp", has_arith || has_shuffle)
+            }
+        };
+        if !needs {
+            let missing = ops.missing(SubgroupOps::BASIC | SubgroupOps::ARITHMETIC | SubgroupOps::SHUFFLE);
+            return Ok(Err(format!("the device lacks subgroup operations {missing:?}")));
+        }
+        let max_subgroups = WORKGROUP / ctx.fixed_subgroup_size().unwrap_or(ctx.caps.min_subgroup_size()).max(1);
+        let constants = match variant {
+            Variant::Subgroup => vec![max_subgroups],
+            Variant::Fast => vec![args.fast_unroll],
+            _ => vec![],
+        };
+        let desc = KernelDesc {
+            shader,
+            defines,
+            buffers: if variant == Variant::Fast { 4 } else { 2 },
+            push_constant_bytes: 4,
+            workgroup_size: WORKGROUP,
+            constants,
+            ..Default::default()
+        };
+        let kernel = Kernel::new(ctx, &desc)?;
+        let identity = identity(ty, op);
+        let (fast_groups, fast_unroll) = (args.fast_groups.max(1), args.fast_unroll.max(1));
+        Ok(Ok(Reducer { ctx, variant, kernel, identity, max_subgroups, fast_groups, fast_unroll }))
+    }
+
+    fn fast_grid(&self, n: usize) -> u32 {
+        let per_group = (WORKGROUP * self.fast_unroll) as usize;
+        (n / 4).div_ceil(per_group).clamp(1, self.fast_groups as usize) as u32
+    }
+
+    /// Upload `input` and allocate what the passes need. Bad sizes fail here, clearly.
+    fn buffers(&self, input: &[u32]) -> Result<Buffers<'c>> {
+        let n = input.len();
+        let first_pass = match self.variant {
+            Variant::Fast => self.fast_grid(n) as usize,
+            Variant::Subgroup => n.div_ceil(WORKGROUP as usize).max(1) * self.max_subgroups as usize,
+            _ => n.div_ceil(WORKGROUP as usize).max(1),
+        };
+        let scratch = |name| Buffer::<u32>::new(self.ctx, name, first_pass);
+        let buffers = Buffers {
+            input: Buffer::from_slice(self.ctx, "input", input)?,
+            scratch: [scratch("partials A")?, scratch("partials B")?],
+            ticket: Buffer::from_slice(self.ctx, "ticket", &[0u32])?,
+            output: Buffer::new(self.ctx, "result", WORKGROUP as usize)?,
+        };
+        let mut rec = Recorder::new(self.ctx)?;
+        rec.fill(&buffers.output, harness::POISON);
+        // The poison must land before the reduction writes the result.
+        rec.barrier(Barrier::TransferToCompute);
+        rec.submit_and_wait()?;
+        Ok(buffers)
+    }
+    // ANCHOR_END: reducer
+
+    // ANCHOR: passes
+    /// Record the whole reduction of `n` elements; the result lands in `output[0]`.
+    fn record(&self, rec: &mut Recorder, b: &Buffers, n: usize) -> Result<()> {
+        let mut m = n as u32;
+        if self.variant == Variant::Fast {
+            return rec.dispatch(
+                &self.kernel,
+                &[b.input.binding(), b.scratch[0].binding(), b.ticket.binding(), b.output.binding()],
+                &m,
+                [self.fast_grid(n), 1, 1],
+            );
+        }
+        let mut src = b.input.binding();
+        for pass in 0..64 {
+            let groups = m.div_ceil(WORKGROUP).max(1);
+            // `subgroup` leaves one partial per subgroup: slot j holds elements j·S..(j+1)·S
+            // (S = the smallest subgroup size; slots of larger subgroups' gaps hold IDENTITY).
+            let produced = match self.variant {
+                Variant::Subgroup => m.div_ceil(WORKGROUP / self.max_subgroups),
+                _ => groups,
+            };
+            // The last pass: all that is left fits one workgroup (one subgroup for `subgroup`).
+            let last = match self.variant {
+                Variant::Subgroup => m <= WORKGROUP / self.max_subgroups,
+                _ => groups == 1,
+            };
+            let dst = if last { &b.output } else { &b.scratch[pass % 2] };
+            if self.variant == Variant::Subgroup && self.ctx.fixed_subgroup_size().is_none() {
+                // Sizes may vary: slots of subgroups that do not exist must hold the identity.
+                rec.fill(dst, self.identity);
+                // The fill lands before the pass writes its partials.
+                rec.barrier(Barrier::TransferToCompute);
+            }
+            rec.dispatch(&self.kernel, &[src, dst.binding()], &m, [groups, 1, 1])?;
+            // This pass's partials are written before the next pass (or the readback) reads them.
+            rec.barrier(Barrier::ComputeToCompute);
+            if last {
+                break;
+            }
+            anyhow::ensure!(produced < m, "{:?}: pass {pass} does not shrink {m} elements", self.variant);
+            src = dst.binding();
+            m = produced;
+        }
+        Ok(())
+    }
+    // ANCHOR_END: passes
+
+    /// Longest chain of sequential operations one invocation performs before the tree part:
+    /// it bounds the float rounding error (see `check`).
+    fn chain(&self, n: usize) -> u64 {
+        match self.variant {
+            Variant::Fast => {
+                let stride = u64::from(self.fast_grid(n)) * u64::from(WORKGROUP);
+                4 * (n as u64 / 4).div_ceil(stride) + 4
+            }
+            _ => 1,
+        }
+    }
+}
+
+fn type_define(ty: Ty) -> &'static str {
+    match ty {
+        Ty::F32 => "TYPE_F32",
+        Ty::U32 => "TYPE_U32",
+        Ty::I32 => "TYPE_I32",
+    }
+}
+
+fn op_define(op: Op) -> &'static str {
+    match op {
+        Op::Add => "OP_ADD",
+        Op::Mul => "OP_MUL",
+        Op::Min => "OP_MIN",
+        Op::Max => "OP_MAX",
+        Op::And => "OP_AND",
+        Op::Or => "OP_OR",
+        Op::Xor => "OP_XOR",
+    }
+}
+
+/// The identity element's bits: the same values as IDENTITY in glsl/include/reduce_op.glsl.
+fn identity(ty: Ty, op: Op) -> u32 {
+    match (op, ty) {
+        (Op::Add | Op::Or | Op::Xor, _) => 0,
+        (Op::Mul, Ty::F32) => 1.0f32.to_bits(),
+        (Op::Mul, _) => 1,
+        (Op::Min, Ty::F32) => f32::INFINITY.to_bits(),
+        (Op::Min, Ty::U32) => u32::MAX,
+        (Op::Min, Ty::I32) => i32::MAX as u32,
+        (Op::Max, Ty::F32) => f32::NEG_INFINITY.to_bits(),
+        (Op::Max, Ty::U32) => 0,
+        (Op::Max, Ty::I32) => i32::MIN as u32,
+        (Op::And, _) => u32::MAX,
+    }
+}
+
+/// Random input bits for `n` elements, shaped so that the result is not trivially 0 or 1.
+fn make_input(ty: Ty, op: Op, n: usize, seed: u64) -> Vec<u32> {
+    use harness::random;
+    match (ty, op) {
+        (Ty::F32, Op::Mul) => random::f32s(n, seed, 0.999, 1.001).iter().map(|x| x.to_bits()).collect(),
+        (Ty::F32, _) => random::f32s(n, seed, -1.0, 1.0).iter().map(|x| x.to_bits()).collect(),
+        // AND of many values: mostly ones, one bit cleared (or none); OR: one bit set (or none).
+        (_, Op::And) => {
+            random::u32s(n, seed, 0, 39).iter().map(|&k| if k < 32 { !(1 << k) } else { u32::MAX }).collect()
+        }
+        (_, Op::Or) => random::u32s(n, seed, 0, 39).iter().map(|&k| if k < 32 { 1 << k } else { 0 }).collect(),
+        (Ty::I32, _) => random::i32s(n, seed, i32::MIN, i32::MAX).iter().map(|&x| x as u32).collect(),
+        (Ty::U32, _) => random::u32s(n, seed, 0, u32::MAX),
+    }
+}
+
+// ANCHOR: check
+/// Compare the GPU's result bits with the CPU: integers exactly, floats against f64.
+fn check(ty: Ty, op: Op, input: &[u32], got: u32, chain: u64) -> Check {
+    match ty {
+        Ty::F32 => {
+            let xs: Vec<f64> = input.iter().map(|&b| f64::from(f32::from_bits(b))).collect();
+            let (want, tolerance, rule) = match op {
+                Op::Add => {
+                    // Rounding bound of a sum whose longest dependency chain is `chain` adds in
+                    // one invocation plus log2(n) tree levels: k·2^-24·Σ|x|.
+                    let k = chain as f64 + (xs.len().max(2) as f64).log2().ceil() + 2.0;
+                    let bound = k * f64::from(f32::EPSILON) / 2.0 * xs.iter().map(|x| x.abs()).sum::<f64>();
+                    (xs.iter().sum(), bound, format!("|got - f64 sum| <= {k}·2^-24·Σ|x| = {bound:.3e}"))
+                }
+                Op::Mul => {
+                    let want: f64 = xs.iter().product();
+                    // Every one of the n-1 products adds up to 2^-24 relative error, in any
+                    // order (Higham's bound). Not √n: near 1.0 the rounding is biased (the
+                    // grid is twice as fine below 1 as above), so errors do not cancel; a
+                    // tree-order f32 product of 10^6 values in [0.999, 1.001] is off by ~9e-4.
+                    let rel = (xs.len().max(1) as f64) * f64::from(f32::EPSILON) / 2.0;
+                    (want, rel * want.abs(), format!("relative error <= n·2^-24 = {rel:.3e}"))
+                }
+                Op::Min => (xs.iter().copied().fold(f64::INFINITY, f64::min), 0.0, "exact".into()),
+                _ => (xs.iter().copied().fold(f64::NEG_INFINITY, f64::max), 0.0, "exact".into()),
+            };
+            compare_floats(&[f32::from_bits(got)], &[want], |_| tolerance, &rule)
+        }
+        Ty::U32 => compare_exact(&[got], &[reduce_u32(op, input.iter().copied())]),
+        Ty::I32 => compare_exact(&[got as i32], &[reduce_i32(op, input.iter().map(|&b| b as i32))]),
+    }
+}
+// ANCHOR_END: check
+
+fn reduce_u32(op: Op, xs: impl Iterator<Item = u32>) -> u32 {
+    let id = identity(Ty::U32, op);
+    xs.fold(id, |a, x| match op {
+        Op::Add => a.wrapping_add(x),
+        Op::Mul => a.wrapping_mul(x),
+        Op::Min => a.min(x),
+        Op::Max => a.max(x),
+        Op::And => a & x,
+        Op::Or => a | x,
+        Op::Xor => a ^ x,
+    })
+}
+
+fn reduce_i32(op: Op, xs: impl Iterator<Item = i32>) -> i32 {
+    let id = identity(Ty::I32, op) as i32;
+    xs.fold(id, |a, x| match op {
+        Op::Add => a.wrapping_add(x),
+        Op::Mul => a.wrapping_mul(x),
+        Op::Min => a.min(x),
+        Op::Max => a.max(x),
+        Op::And => a & x,
+        Op::Or => a | x,
+        Op::Xor => a ^ x,
+    })
+}
+
+// ANCHOR: bench
+/// Sizes 2^10, 2^12, … up to 2^28 or the device's limit; every variant timed with GPU
+/// timestamps against a copy of the same bytes, each result checked after timing.
+fn bench(ctx: &Context, args: &Args, variants: &[Variant], types: &[Ty], report: &mut Report) -> Result<()> {
+    let seed = args.common.seed();
+    let ops = or_all(&args.op, &[Op::Add]);
+    let max_n = (ctx.caps.max_storage_buffer_range / 4).min(1 << 28);
+    let sizes: Vec<u64> = match args.common.size {
+        Some(n) => vec![n],
+        None => (10..=28).step_by(2).map(|p| 1u64 << p).filter(|&n| n <= max_n).collect(),
+    };
+    let (warmup, iters) = (5, args.common.iters);
+    for &ty in types {
+        for &op in ops.iter().filter(|op| op.applies_to(ty)) {
+            for &n in &sizes {
+                let input = make_input(ty, op, n as usize, seed);
+                let copy = harness::copy_ceiling(ctx, n * 4, warmup, iters)?;
+                let copy_gbps = copy.gbps;
+                report.bench_row(copy);
+                for &variant in variants {
+                    let name = format!("{variant:?} {op:?} {ty:?}").to_lowercase();
+                    let Ok(reducer) = Reducer::new(ctx, variant, ty, op, args)? else { continue };
+                    let mut buffers = reducer.buffers(&input)?;
+                    let times =
+                        harness::time_gpu(ctx, warmup, iters, |rec| reducer.record(rec, &buffers, input.len()))?;
+                    let got = buffers.output.download()?[0];
+                    report.check(&name, Some(n), &check(ty, op, &input, got, reducer.chain(input.len())));
+                    report.bench_row(BenchRow::new(&name, n, n * 4, 0, &times, Some(copy_gbps)));
+                }
+            }
+        }
+    }
+    seed_table(report);
+    Ok(())
+}
+
+/// The seed article's 1M-float table (RTX 3080, WebGPU) next to this run's n = 2^20 f32 add.
+fn seed_table(report: &Report) {
+    let at =
+        |variant: &str| report.bench.iter().find(|r| r.n == 1 << 20 && r.variant == variant).map(|r| r.median_ns / 1e3);
+    let rows =
+        [("tree add f32", "48.2"), ("hybrid add f32", "12.7"), ("subgroup add f32", "8.3"), ("fast add f32", "-")];
+    if at("tree add f32").is_none() {
+        return;
+    }
+    out("\nn = 2^20 f32 add      seed (RTX 3080, WebGPU)   this run (median)");
+    for (variant, seed_us) in rows {
+        let here = at(variant).map(|us| format!("{us:8.2} µs")).unwrap_or_else(|| "-".into());
+        out(format!("{variant:<20}  {seed_us:>8} µs               {here}"));
+    }
+}
+// ANCHOR_END: bench
