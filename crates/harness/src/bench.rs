@@ -51,6 +51,41 @@ pub fn time_gpu(
     Ok(GpuTimes { ns })
 }
 
+/// Keep the GPU busy with copies for about `duration` of wall time before measuring, so that
+/// clocks have left their idle state (on the H200 the first bench process measured a copy at
+/// 1.7 TB/s, later ones at 4.1 TB/s, without this).
+pub fn warm_up(ctx: &Context, duration: std::time::Duration) -> Result<()> {
+    let vec4s = 4 << 20; // 64 MiB per buffer
+    let src = Buffer::<[u32; 4]>::new(ctx, "warm-up src", vec4s)?;
+    let dst = Buffer::<[u32; 4]>::new(ctx, "warm-up dst", vec4s)?;
+    let kernel = Kernel::new(ctx, &copy_desc())?;
+    let n = vec4s as u32;
+    let start = std::time::Instant::now();
+    while start.elapsed() < duration {
+        let mut rec = Recorder::new(ctx)?;
+        rec.fill(&src, 0);
+        // The fill lands before the copies read `src`.
+        rec.barrier(Barrier::TransferToCompute);
+        for _ in 0..20 {
+            rec.dispatch(&kernel, &[src.binding(), dst.binding()], &n, [n.div_ceil(256).min(32768), 1, 1])?;
+            // Successive copies write the same buffer: keep them ordered.
+            rec.barrier(Barrier::ComputeToCompute);
+        }
+        rec.submit_and_wait().context("warm-up")?;
+    }
+    Ok(())
+}
+
+fn copy_desc() -> KernelDesc<'static> {
+    KernelDesc {
+        shader: "common/copy.comp",
+        buffers: 2,
+        push_constant_bytes: 4,
+        workgroup_size: 256,
+        ..Default::default()
+    }
+}
+
 /// One row of a bench table: GB/s from the fewest bytes the work must move.
 #[derive(Clone, Debug, Serialize)]
 pub struct BenchRow {
@@ -105,16 +140,7 @@ pub fn copy_ceiling(ctx: &Context, bytes: u64, warmup: u32, iters: u32) -> Resul
     let vec4s = bytes.div_ceil(16);
     let src = Buffer::<[u32; 4]>::new(ctx, "copy src", vec4s as usize)?;
     let dst = Buffer::<[u32; 4]>::new(ctx, "copy dst", vec4s as usize)?;
-    let kernel = Kernel::new(
-        ctx,
-        &KernelDesc {
-            shader: "common/copy.comp",
-            buffers: 2,
-            push_constant_bytes: 4,
-            workgroup_size: 256,
-            ..Default::default()
-        },
-    )?;
+    let kernel = Kernel::new(ctx, &copy_desc())?;
     let groups = vec4s.div_ceil(256).clamp(1, 32768) as u32;
     let n = u32::try_from(vec4s).context("copy size beyond 2^32 vec4s")?;
     let mut rec = Recorder::new(ctx)?;

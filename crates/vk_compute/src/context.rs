@@ -28,11 +28,21 @@ pub struct ContextOptions {
     pub subgroup_size: Option<u32>,
     /// How long a submission may run before it counts as hung.
     pub fence_timeout: Duration,
+    /// Enable VK_KHR_cooperative_matrix where offered. Off unless a sample needs it: the
+    /// validation layer Debian 12 ships (1.3.239) does not know the extension and reports
+    /// its feature structure as an error.
+    pub cooperative_matrix: bool,
 }
 
 impl Default for ContextOptions {
     fn default() -> Self {
-        Self { device_index: None, validate: false, subgroup_size: None, fence_timeout: Duration::from_secs(60) }
+        Self {
+            device_index: None,
+            validate: false,
+            subgroup_size: None,
+            fence_timeout: Duration::from_secs(60),
+            cooperative_matrix: false,
+        }
     }
 }
 
@@ -418,7 +428,7 @@ impl Context {
             Ok(v) => v,
             Err(e) => return Err((e, messenger)),
         };
-        let device = match create_device(&instance, physical_device, &caps) {
+        let device = match create_device(&instance, physical_device, &caps, options.cooperative_matrix) {
             Ok(d) => d,
             Err(e) => return Err((e, messenger)),
         };
@@ -534,7 +544,7 @@ fn create_device(
     let float16 = want(ash::khr::shader_float16_int8::NAME, v12);
     let ext_types = want(ash::khr::shader_subgroup_extended_types::NAME, v12);
     let mem_model = want(ash::khr::vulkan_memory_model::NAME, v12);
-    let coop_mat = want(ash::khr::cooperative_matrix::NAME, false);
+    let coop_mat = cooperative_matrix && want(ash::khr::cooperative_matrix::NAME, false);
 
     // Enable exactly what was queried as supported (caps) and the samples use.
     let sc = caps.size_control.clone();

@@ -44,7 +44,13 @@ fn run(args: &Args, report: &mut Report) -> Result<()> {
     };
     let mut devices_json = Vec::new();
     for index in indices {
-        let options = vk_compute::ContextOptions { device_index: Some(index), ..args.common.context_options() };
+        // Cooperative matrix on, to check the device accepts it — except under validation:
+        // Debian 12's layer (1.3.239) does not know the extension and reports it.
+        let options = vk_compute::ContextOptions {
+            device_index: Some(index),
+            cooperative_matrix: !args.common.validate,
+            ..args.common.context_options()
+        };
         let ctx = Context::new(options)?;
         let validation = ctx.validation_counter();
         print_properties(&ctx.caps);

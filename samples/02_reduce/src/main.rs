@@ -429,6 +429,7 @@ fn bench(ctx: &Context, args: &Args, variants: &[Variant], types: &[Ty], report:
         None => (10..=28).step_by(2).map(|p| 1u64 << p).filter(|&n| n <= max_n).collect(),
     };
     let (warmup, iters) = (5, args.common.iters);
+    harness::warm_up(ctx, std::time::Duration::from_secs(2))?;
     for &ty in types {
         for &op in ops.iter().filter(|op| op.applies_to(ty)) {
             for &n in &sizes {
