@@ -519,6 +519,7 @@ fn create_device(
     instance: &ash::Instance,
     pd: vk::PhysicalDevice,
     caps: &DeviceCaps,
+    cooperative_matrix: bool,
 ) -> Result<(ash::Device, u32, u32)> {
     // SAFETY: `pd` comes from `instance`.
     let families = unsafe { instance.get_physical_device_queue_family_properties(pd) };
