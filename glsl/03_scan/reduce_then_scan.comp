@@ -1,0 +1,52 @@
+// reduce_then_scan.comp — the portable device-wide scan in three passes (host define PASS):
+//   PASS 1: each workgroup sums its tile of WORKGROUP_SIZE × ITEMS elements → partials[tile].
+//   PASS 2: one workgroup scans the partials in place (exclusive), tile by tile with a carry.
+//   PASS 3: each workgroup scans its tile again, starting from partials[tile].
+// Reads the input twice and writes it once; needs no cooperation between workgroups.
+// Needs: GL_KHR_shader_subgroup_basic plus what the SCAN_* primitive needs.
+#version 450
+#include "tile_scan.glsl"
+#include "io.glsl"
+
+layout(local_size_x_id = 0) in;
+layout(std430, binding = 2) buffer Partials { T partials[]; };
+layout(push_constant) uniform Push { uint n; };  // elements (PASS 1, 3) or partials (PASS 2)
+
+const uint TILE = WORKGROUP_SIZE * ITEMS;
+
+void main() {
+    uint tid = gl_LocalInvocationID.x;
+    T items[ITEMS];
+    T total;
+#if PASS == 1
+    uint first = gl_WorkGroupID.x * TILE + tid * ITEMS;
+    load_items(first, n, items);
+    workgroup_exclusive_scan(thread_sum(items), total);
+    if (gl_LocalInvocationIndex == 0) {
+        partials[gl_WorkGroupID.x] = total;
+    }
+#elif PASS == 2
+    T carry = T(0);
+    for (uint base = 0; base < n; base += TILE) {  // uniform: n is a push constant
+        uint first = base + tid * ITEMS;
+        for (uint j = 0; j < ITEMS; ++j) {
+            items[j] = first + j < n ? partials[first + j] : T(0);
+        }
+        T running = carry + workgroup_exclusive_scan(thread_sum(items), total);
+        for (uint j = 0; j < ITEMS; ++j) {  // exclusive, in place: each thread its own slots
+            if (first + j < n) {
+                partials[first + j] = running;
+            }
+            running += items[j];
+        }
+        carry += total;
+    }
+#elif PASS == 3
+    uint first = gl_WorkGroupID.x * TILE + tid * ITEMS;
+    load_items(first, n, items);
+    T prefix = workgroup_exclusive_scan(thread_sum(items), total);
+    store_items(first, n, items, partials[gl_WorkGroupID.x] + prefix);
+#else
+#error "define PASS 1, 2 or 3"
+#endif
+}

@@ -1,0 +1,376 @@
+//! 03_scan — prefix sums (inclusive and exclusive, u32 and f32), from subgroup primitives to a
+//! single-pass device-wide scan with decoupled look-back.
+//!
+//! Subgroup level, three ways to scan one value per lane: `hillis` (Hillis-Steele in shared
+//! memory), `shuffle` (a `subgroupShuffleUp` loop whose step count follows gl_SubgroupSize) and
+//! `intrinsic` (`subgroupInclusiveAdd` / `subgroupExclusiveAdd`). Workgroup level: subgroup scans
+//! plus a scan of the subgroup totals (chunked, so 32 subgroups of 8 lanes work). Device level:
+//! each primitive runs inside the portable three-pass reduce-then-scan; `single-pass` is the
+//! chained scan with decoupled look-back, which falls back to reduce-then-scan if workgroups
+//! make no progress. Run: `cargo run --release --bin 03_scan [-- --bench] [--variant single-pass]`
+
+use anyhow::{Context as _, Result};
+use clap::{Parser, ValueEnum};
+use harness::{compare_exact, compare_floats, out, BenchRow, Check, Report, SampleArgs};
+use std::process::ExitCode;
+use vk_compute::{Barrier, Buffer, Context, Kernel, KernelDesc, Recorder, SubgroupOps};
+
+#[derive(Parser, Debug)]
+#[command(about = "Prefix sums from subgroup shuffles to a single-pass decoupled look-back scan")]
+struct Args {
+    #[command(flatten)]
+    common: harness::CommonArgs,
+    /// Which variants to run (default: all).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    variant: Vec<Variant>,
+    /// Only inclusive scans.
+    #[arg(long, conflicts_with = "exclusive")]
+    inclusive: bool,
+    /// Only exclusive scans.
+    #[arg(long)]
+    exclusive: bool,
+    /// Which element types (default: both).
+    #[arg(long = "type", value_enum, value_delimiter = ',')]
+    ty: Vec<Ty>,
+}
+
+impl SampleArgs for Args {
+    fn common(&self) -> &harness::CommonArgs {
+        &self.common
+    }
+    fn common_mut(&mut self) -> &mut harness::CommonArgs {
+        &mut self.common
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Variant {
+    Hillis,
+    Shuffle,
+    Intrinsic,
+    SinglePass,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Ty {
+    U32,
+    F32,
+}
+
+/// Invocations per workgroup and elements per invocation: a tile is 4096 elements (16 KiB).
+const WORKGROUP: u32 = 256;
+const ITEMS: u32 = 16;
+const TILE: u32 = WORKGROUP * ITEMS;
+
+fn main() -> ExitCode {
+    harness::run_sample::<Args>("03_scan", run)
+}
+
+fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
+    let seed = args.common.seed();
+    if let Some(n) = args.common.size {
+        harness::check_size(ctx, n, 4)?;
+    }
+    let variants = if args.variant.is_empty() { Variant::value_variants().to_vec() } else { args.variant.clone() };
+    let types = if args.ty.is_empty() { Ty::value_variants().to_vec() } else { args.ty.clone() };
+    let modes: Vec<bool> = match (args.inclusive, args.exclusive) {
+        (true, _) => vec![false],
+        (_, true) => vec![true],
+        _ if args.common.bench => vec![false],
+        _ => vec![false, true],
+    };
+    if args.common.bench {
+        return bench(ctx, args, &variants, &types, report);
+    }
+    // Odd sizes: empty, one, a prime, 2^20+3, 2^22+3, and a random size.
+    let max = ctx.caps.max_storage_buffer_range / 4;
+    let sizes: Vec<u64> = match args.common.size {
+        Some(n) => vec![n],
+        None => [0, 1, 7, 1_000_003, (1 << 22) + 3, harness::random::size(seed, 2, 1 << 22)]
+            .into_iter()
+            .filter(|&n| n <= max)
+            .collect(),
+    };
+    for &ty in &types {
+        let inputs: Vec<Vec<u32>> = sizes.iter().map(|&n| make_input(ty, n as usize, seed)).collect();
+        for &exclusive in &modes {
+            for &variant in &variants {
+                let name = variant_name(variant, ty, exclusive);
+                let scanner = match Scanner::new(ctx, variant, ty, exclusive)? {
+                    Ok(s) => s,
+                    Err(reason) => {
+                        report.skip(&name, &reason);
+                        continue;
+                    }
+                };
+                for input in &inputs {
+                    let (got, fell_back) = scanner.scan(input).with_context(|| format!("{name} n={}", input.len()))?;
+                    let mut result = check(ty, exclusive, input, &got, scanner.chain(input.len()));
+                    if fell_back {
+                        result.rule += "; single pass stalled, result from the reduce-then-scan fallback";
+                    }
+                    report.check(&name, Some(input.len() as u64), &result);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn variant_name(variant: Variant, ty: Ty, exclusive: bool) -> String {
+    let v = format!("{variant:?}").to_lowercase();
+    format!("{v} {} {ty:?}", if exclusive { "exclusive" } else { "inclusive" }).to_lowercase()
+}
+
+// ANCHOR: scanner
+/// The pipelines of one variant for one type and mode.
+struct Scanner<'c> {
+    ctx: &'c Context,
+    /// reduce-then-scan: passes 1, 2, 3; single-pass: one kernel.
+    kernels: Vec<Kernel<'c>>,
+    /// single-pass only: the reduce-then-scan to fall back to when workgroups stall.
+    fallback: Option<Box<Scanner<'c>>>,
+}
+
+/// Device buffers for one input.
+struct Buffers<'c> {
+    input: Buffer<'c, u32>,
+    output: Buffer<'c, u32>,
+    /// Per tile: partial sums (reduce-then-scan) or aggregates (single-pass).
+    partials: Buffer<'c, u32>,
+    /// single-pass: per-tile inclusive prefixes, flags, and [next tile, stalled].
+    prefixes: Buffer<'c, u32>,
+    flags: Buffer<'c, u32>,
+    control: Buffer<'c, u32>,
+}
+
+impl<'c> Scanner<'c> {
+    fn new(ctx: &'c Context, variant: Variant, ty: Ty, exclusive: bool) -> Result<Result<Self, String>> {
+        let (primitive, needs) = match variant {
+            Variant::Hillis => ("SCAN_HILLIS", SubgroupOps::BASIC),
+            Variant::Shuffle => ("SCAN_SHUFFLE", SubgroupOps::BASIC | SubgroupOps::SHUFFLE_RELATIVE),
+            Variant::Intrinsic => ("SCAN_INTRINSIC", SubgroupOps::BASIC | SubgroupOps::ARITHMETIC),
+            Variant::SinglePass => (
+                "SCAN_INTRINSIC",
+                SubgroupOps::BASIC | SubgroupOps::ARITHMETIC | SubgroupOps::BALLOT | SubgroupOps::VOTE,
+            ),
+        };
+        let ops = ctx.caps.subgroup_ops;
+        if !ops.has(needs) {
+            return Ok(Err(format!("the device lacks subgroup operations {:?}", ops.missing(needs))));
+        }
+        let defines = |pass: Option<u32>| {
+            let mut d = vec![
+                (if ty == Ty::F32 { "TYPE_F32" } else { "TYPE_U32" }, "1".to_string()),
+                (primitive, "1".to_string()),
+                ("EXCLUSIVE", u32::from(exclusive).to_string()),
+                ("ITEMS", ITEMS.to_string()),
+            ];
+            if let Some(p) = pass {
+                d.push(("PASS", p.to_string()));
+            }
+            d
+        };
+        let kernel = |shader, pass, buffers| {
+            let desc = KernelDesc {
+                shader,
+                defines: defines(pass),
+                buffers,
+                push_constant_bytes: 4,
+                workgroup_size: WORKGROUP,
+                ..Default::default()
+            };
+            Kernel::new(ctx, &desc)
+        };
+        if variant == Variant::SinglePass {
+            let fallback = Scanner::new(ctx, Variant::Intrinsic, ty, exclusive)?.map(Box::new).ok();
+            let kernels = vec![kernel("03_scan/single_pass.comp", None, 6)?];
+            return Ok(Ok(Scanner { ctx, kernels, fallback }));
+        }
+        let kernels =
+            (1..=3).map(|pass| kernel("03_scan/reduce_then_scan.comp", Some(pass), 3)).collect::<Result<_>>()?;
+        Ok(Ok(Scanner { ctx, kernels, fallback: None }))
+    }
+
+    fn single_pass(&self) -> bool {
+        self.kernels.len() == 1
+    }
+
+    fn buffers(&self, input: &[u32]) -> Result<Buffers<'c>> {
+        let tiles = input.len().div_ceil(TILE as usize).max(1);
+        let ctx = self.ctx;
+        let b = Buffers {
+            input: Buffer::from_slice(ctx, "input", input)?,
+            output: Buffer::new(ctx, "output", input.len())?,
+            partials: Buffer::new(ctx, "partials", tiles)?,
+            prefixes: Buffer::new(ctx, "prefixes", tiles)?,
+            flags: Buffer::new(ctx, "flags", tiles)?,
+            control: Buffer::new(ctx, "control", 2)?,
+        };
+        let mut rec = Recorder::new(ctx)?;
+        rec.fill(&b.output, harness::POISON);
+        // The poison lands before the scan writes the output.
+        rec.barrier(Barrier::TransferToCompute);
+        rec.submit_and_wait()?;
+        Ok(b)
+    }
+
+    // ANCHOR: record
+    /// Record one whole scan of `n` elements into `b.output`.
+    fn record(&self, rec: &mut Recorder, b: &Buffers, n: usize) -> Result<()> {
+        let tiles = (n as u32).div_ceil(TILE).max(1);
+        let io = [b.input.binding(), b.output.binding()];
+        if self.single_pass() {
+            rec.fill(&b.flags, 0);
+            rec.fill(&b.control, 0);
+            // Flags and the tile counter are zero before any workgroup reads them.
+            rec.barrier(Barrier::TransferToCompute);
+            let bindings =
+                [io[0], io[1], b.partials.binding(), b.prefixes.binding(), b.flags.binding(), b.control.binding()];
+            rec.dispatch(&self.kernels[0], &bindings, &(n as u32), [tiles, 1, 1])?;
+            // The output is complete before anything reads it (readback or the next repeat).
+            rec.barrier(Barrier::ComputeToCompute);
+            return Ok(());
+        }
+        let bindings = [io[0], io[1], b.partials.binding()];
+        rec.dispatch(&self.kernels[0], &bindings, &(n as u32), [tiles, 1, 1])?;
+        // Pass 1's tile sums are written before pass 2 scans them.
+        rec.barrier(Barrier::ComputeToCompute);
+        rec.dispatch(&self.kernels[1], &bindings, &tiles, [1, 1, 1])?;
+        // Pass 2's prefixes are written before pass 3 reads them.
+        rec.barrier(Barrier::ComputeToCompute);
+        rec.dispatch(&self.kernels[2], &bindings, &(n as u32), [tiles, 1, 1])?;
+        // The output is complete before anything reads it.
+        rec.barrier(Barrier::ComputeToCompute);
+        Ok(())
+    }
+    // ANCHOR_END: record
+
+    /// Scan `input` on the GPU; a stalled single pass is redone by reduce-then-scan (then the
+    /// flag is true).
+    fn scan(&self, input: &[u32]) -> Result<(Vec<u32>, bool)> {
+        let mut b = self.buffers(input)?;
+        let mut rec = Recorder::new(self.ctx)?;
+        self.record(&mut rec, &b, input.len())?;
+        rec.submit_and_wait()?;
+        if self.single_pass() && !b.completed(input.len())? {
+            out(format!(
+                "  single-pass n={}: a workgroup gave up waiting for its predecessor (no forward progress?); \
+                 falling back to reduce-then-scan",
+                input.len()
+            ));
+            let fallback = self.fallback.as_ref().context("single-pass stalled and there is no fallback")?;
+            return Ok((fallback.scan(input)?.0, true));
+        }
+        Ok((b.output.download()?, false))
+    }
+
+    /// Longest chain of sequential float additions into one output, beyond ITEMS and the
+    /// tree levels: the carry between tiles (single-pass) or between chunks of partials.
+    fn chain(&self, n: usize) -> u64 {
+        let tiles = n.div_ceil(TILE as usize) as u64;
+        if self.single_pass() {
+            tiles
+        } else {
+            tiles.div_ceil(u64::from(TILE)) + 1
+        }
+    }
+}
+// ANCHOR_END: scanner
+
+impl Buffers<'_> {
+    /// After a single pass: every tile was claimed and published its prefix, none gave up.
+    fn completed(&mut self, n: usize) -> Result<bool> {
+        let tiles = n.div_ceil(TILE as usize).max(1);
+        let control = self.control.download()?;
+        let all_published = self.flags.download()?.iter().all(|&f| f == 2); // HAS_PREFIX
+        Ok(control[0] as usize == tiles && control[1] == 0 && all_published)
+    }
+}
+
+fn make_input(ty: Ty, n: usize, seed: u64) -> Vec<u32> {
+    match ty {
+        Ty::U32 => harness::random::u32s(n, seed, 0, u32::MAX),
+        Ty::F32 => harness::random::f32s(n, seed, -1.0, 1.0).iter().map(|x| x.to_bits()).collect(),
+    }
+}
+
+// ANCHOR: check
+/// u32: exact (wrapping). f32: element i within k·2^-24·Σ_{j≤i}|x_j| of the f64 prefix sum,
+/// k = ITEMS + 2·log2(n) + chain + 4 (the rounding bound of the summation order).
+fn check(ty: Ty, exclusive: bool, input: &[u32], got: &[u32], chain: u64) -> Check {
+    match ty {
+        Ty::U32 => {
+            let mut running = 0u32;
+            let want: Vec<u32> = input
+                .iter()
+                .map(|&x| {
+                    let before = running;
+                    running = running.wrapping_add(x);
+                    if exclusive {
+                        before
+                    } else {
+                        running
+                    }
+                })
+                .collect();
+            compare_exact(got, &want)
+        }
+        Ty::F32 => {
+            let (mut running, mut abs) = (0f64, 0f64);
+            let mut want = Vec::with_capacity(input.len());
+            let mut scale = Vec::with_capacity(input.len());
+            for &bits in input {
+                let x = f64::from(f32::from_bits(bits));
+                let before = running;
+                running += x;
+                abs += x.abs();
+                want.push(if exclusive { before } else { running });
+                scale.push(abs);
+            }
+            let k = f64::from(ITEMS) + 2.0 * (input.len().max(2) as f64).log2().ceil() + chain as f64 + 4.0;
+            let u = f64::from(f32::EPSILON) / 2.0;
+            let got: Vec<f32> = got.iter().map(|&b| f32::from_bits(b)).collect();
+            compare_floats(&got, &want, |i| k * u * scale[i], &format!("|got - f64 prefix| <= {k}·2^-24·Σ|x| up to i"))
+        }
+    }
+}
+// ANCHOR_END: check
+
+// ANCHOR: bench
+/// Sizes 2^10 … 2^28 (bounded by the device), GB/s counting one read and one write of every
+/// element, a copy of the same bytes measured in the same run, each result checked.
+fn bench(ctx: &Context, args: &Args, variants: &[Variant], types: &[Ty], report: &mut Report) -> Result<()> {
+    let seed = args.common.seed();
+    let max_n = (ctx.caps.max_storage_buffer_range / 4).min(1 << 28);
+    let sizes: Vec<u64> = match args.common.size {
+        Some(n) => vec![n],
+        None => (10..=28).step_by(2).map(|p| 1u64 << p).filter(|&n| n <= max_n).collect(),
+    };
+    let exclusive = args.exclusive;
+    let (warmup, iters) = (5, args.common.iters);
+    harness::warm_up(ctx, std::time::Duration::from_secs(2))?;
+    for &ty in types {
+        for &n in &sizes {
+            let input = make_input(ty, n as usize, seed);
+            let copy = harness::copy_ceiling(ctx, n * 4, warmup, iters)?;
+            let copy_gbps = copy.gbps;
+            report.bench_row(copy);
+            for &variant in variants {
+                let name = variant_name(variant, ty, exclusive);
+                let Ok(scanner) = Scanner::new(ctx, variant, ty, exclusive)? else { continue };
+                let mut b = scanner.buffers(&input)?;
+                let times = harness::time_gpu(ctx, warmup, iters, |rec| scanner.record(rec, &b, input.len()))?;
+                if scanner.single_pass() && !b.completed(input.len())? {
+                    report.skip(&name, "workgroups stalled (no forward progress): not timed");
+                    continue;
+                }
+                let got = b.output.download()?;
+                report.check(&name, Some(n), &check(ty, exclusive, &input, &got, scanner.chain(input.len())));
+                report.bench_row(BenchRow::new(&name, n, 2 * n * 4, 0, &times, Some(copy_gbps)));
+            }
+        }
+    }
+    Ok(())
+}
+// ANCHOR_END: bench
