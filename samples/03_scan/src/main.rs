@@ -32,6 +32,12 @@ struct Args {
     /// Which element types (default: both).
     #[arg(long = "type", value_enum, value_delimiter = ',')]
     ty: Vec<Ty>,
+    /// Invocations per workgroup (a multiple of the subgroup size).
+    #[arg(long, default_value_t = 256)]
+    workgroup: u32,
+    /// Elements per invocation (a multiple of 4); a tile is workgroup × items elements.
+    #[arg(long, default_value_t = 16)]
+    items: u32,
 }
 
 impl SampleArgs for Args {
@@ -56,11 +62,6 @@ enum Ty {
     U32,
     F32,
 }
-
-/// Invocations per workgroup and elements per invocation: a tile is 4096 elements (16 KiB).
-const WORKGROUP: u32 = 256;
-const ITEMS: u32 = 16;
-const TILE: u32 = WORKGROUP * ITEMS;
 
 fn main() -> ExitCode {
     harness::run_sample::<Args>("03_scan", run)
@@ -96,7 +97,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
         for &exclusive in &modes {
             for &variant in &variants {
                 let name = variant_name(variant, ty, exclusive);
-                let scanner = match Scanner::new(ctx, variant, ty, exclusive)? {
+                let scanner = match Scanner::new(ctx, variant, ty, exclusive, args)? {
                     Ok(s) => s,
                     Err(reason) => {
                         report.skip(&name, &reason);
@@ -126,6 +127,9 @@ fn variant_name(variant: Variant, ty: Ty, exclusive: bool) -> String {
 /// The pipelines of one variant for one type and mode.
 struct Scanner<'c> {
     ctx: &'c Context,
+    /// Elements per invocation and per workgroup (tile).
+    items: u32,
+    tile: u32,
     /// reduce-then-scan: passes 1, 2, 3; single-pass: one kernel.
     kernels: Vec<Kernel<'c>>,
     /// single-pass only: the reduce-then-scan to fall back to when workgroups stall.
@@ -145,7 +149,11 @@ struct Buffers<'c> {
 }
 
 impl<'c> Scanner<'c> {
-    fn new(ctx: &'c Context, variant: Variant, ty: Ty, exclusive: bool) -> Result<Result<Self, String>> {
+    fn new(ctx: &'c Context, variant: Variant, ty: Ty, exclusive: bool, args: &Args) -> Result<Result<Self, String>> {
+        let (workgroup, items) = (args.workgroup, args.items);
+        if items == 0 || items % 4 != 0 {
+            return vk_compute::setup_error(format!("--items {items}: must be a positive multiple of 4"));
+        }
         let (primitive, needs) = match variant {
             Variant::Hillis => ("SCAN_HILLIS", SubgroupOps::BASIC),
             Variant::Shuffle => ("SCAN_SHUFFLE", SubgroupOps::BASIC | SubgroupOps::SHUFFLE_RELATIVE),
@@ -164,7 +172,7 @@ impl<'c> Scanner<'c> {
                 (if ty == Ty::F32 { "TYPE_F32" } else { "TYPE_U32" }, "1".to_string()),
                 (primitive, "1".to_string()),
                 ("EXCLUSIVE", u32::from(exclusive).to_string()),
-                ("ITEMS", ITEMS.to_string()),
+                ("ITEMS", items.to_string()),
             ];
             if let Some(p) = pass {
                 d.push(("PASS", p.to_string()));
@@ -177,19 +185,19 @@ impl<'c> Scanner<'c> {
                 defines: defines(pass),
                 buffers,
                 push_constant_bytes: 4,
-                workgroup_size: WORKGROUP,
+                workgroup_size: workgroup,
                 ..Default::default()
             };
             Kernel::new(ctx, &desc)
         };
         if variant == Variant::SinglePass {
-            let fallback = Scanner::new(ctx, Variant::Intrinsic, ty, exclusive)?.map(Box::new).ok();
+            let fallback = Scanner::new(ctx, Variant::Intrinsic, ty, exclusive, args)?.map(Box::new).ok();
             let kernels = vec![kernel("03_scan/single_pass.comp", None, 6)?];
-            return Ok(Ok(Scanner { ctx, kernels, fallback }));
+            return Ok(Ok(Scanner { ctx, items, tile: workgroup * items, kernels, fallback }));
         }
         let kernels =
             (1..=3).map(|pass| kernel("03_scan/reduce_then_scan.comp", Some(pass), 3)).collect::<Result<_>>()?;
-        Ok(Ok(Scanner { ctx, kernels, fallback: None }))
+        Ok(Ok(Scanner { ctx, items, tile: workgroup * items, kernels, fallback: None }))
     }
 
     fn single_pass(&self) -> bool {
@@ -197,7 +205,7 @@ impl<'c> Scanner<'c> {
     }
 
     fn buffers(&self, input: &[u32]) -> Result<Buffers<'c>> {
-        let tiles = input.len().div_ceil(TILE as usize).max(1);
+        let tiles = input.len().div_ceil(self.tile as usize).max(1);
         let ctx = self.ctx;
         let b = Buffers {
             input: Buffer::from_slice(ctx, "input", input)?,
@@ -218,7 +226,7 @@ impl<'c> Scanner<'c> {
     // ANCHOR: record
     /// Record one whole scan of `n` elements into `b.output`.
     fn record(&self, rec: &mut Recorder, b: &Buffers, n: usize) -> Result<()> {
-        let tiles = (n as u32).div_ceil(TILE).max(1);
+        let tiles = (n as u32).div_ceil(self.tile).max(1);
         let io = [b.input.binding(), b.output.binding()];
         if self.single_pass() {
             rec.fill(&b.flags, 0);
@@ -253,7 +261,7 @@ impl<'c> Scanner<'c> {
         let mut rec = Recorder::new(self.ctx)?;
         self.record(&mut rec, &b, input.len())?;
         rec.submit_and_wait()?;
-        if self.single_pass() && !b.completed(input.len())? {
+        if self.single_pass() && !b.completed(input.len().div_ceil(self.tile as usize).max(1))? {
             out(format!(
                 "  single-pass n={}: a workgroup gave up waiting for its predecessor (no forward progress?); \
                  falling back to reduce-then-scan",
@@ -265,23 +273,21 @@ impl<'c> Scanner<'c> {
         Ok((b.output.download()?, false))
     }
 
-    /// Longest chain of sequential float additions into one output, beyond ITEMS and the
-    /// tree levels: the carry between tiles (single-pass) or between chunks of partials.
+    /// Longest chain of sequential float additions into one output beyond the tree levels:
+    /// the items of one invocation plus the carries between tiles (single-pass) or between
+    /// chunks of partials (reduce-then-scan).
     fn chain(&self, n: usize) -> u64 {
-        let tiles = n.div_ceil(TILE as usize) as u64;
-        if self.single_pass() {
-            tiles
-        } else {
-            tiles.div_ceil(u64::from(TILE)) + 1
-        }
+        let tiles = n.div_ceil(self.tile as usize) as u64;
+        let carries = if self.single_pass() { tiles } else { tiles.div_ceil(u64::from(self.tile)) + 1 };
+        carries + u64::from(self.items)
     }
 }
 // ANCHOR_END: scanner
 
 impl Buffers<'_> {
-    /// After a single pass: every tile was claimed and published its prefix, none gave up.
-    fn completed(&mut self, n: usize) -> Result<bool> {
-        let tiles = n.div_ceil(TILE as usize).max(1);
+    /// After a single pass over `tiles` tiles: every tile was claimed and published its
+    /// prefix, none gave up.
+    fn completed(&mut self, tiles: usize) -> Result<bool> {
         let control = self.control.download()?;
         let all_published = self.flags.download()?.iter().all(|&f| f == 2); // HAS_PREFIX
         Ok(control[0] as usize == tiles && control[1] == 0 && all_published)
@@ -297,7 +303,7 @@ fn make_input(ty: Ty, n: usize, seed: u64) -> Vec<u32> {
 
 // ANCHOR: check
 /// u32: exact (wrapping). f32: element i within k·2^-24·Σ_{j≤i}|x_j| of the f64 prefix sum,
-/// k = ITEMS + 2·log2(n) + chain + 4 (the rounding bound of the summation order).
+/// k = 2·log2(n) + chain + 4 (the rounding bound of the summation order).
 fn check(ty: Ty, exclusive: bool, input: &[u32], got: &[u32], chain: u64) -> Check {
     match ty {
         Ty::U32 => {
@@ -328,7 +334,7 @@ fn check(ty: Ty, exclusive: bool, input: &[u32], got: &[u32], chain: u64) -> Che
                 want.push(if exclusive { before } else { running });
                 scale.push(abs);
             }
-            let k = f64::from(ITEMS) + 2.0 * (input.len().max(2) as f64).log2().ceil() + chain as f64 + 4.0;
+            let k = 2.0 * (input.len().max(2) as f64).log2().ceil() + chain as f64 + 4.0;
             let u = f64::from(f32::EPSILON) / 2.0;
             let got: Vec<f32> = got.iter().map(|&b| f32::from_bits(b)).collect();
             compare_floats(&got, &want, |i| k * u * scale[i], &format!("|got - f64 prefix| <= {k}·2^-24·Σ|x| up to i"))
@@ -358,10 +364,10 @@ fn bench(ctx: &Context, args: &Args, variants: &[Variant], types: &[Ty], report:
             report.bench_row(copy);
             for &variant in variants {
                 let name = variant_name(variant, ty, exclusive);
-                let Ok(scanner) = Scanner::new(ctx, variant, ty, exclusive)? else { continue };
+                let Ok(scanner) = Scanner::new(ctx, variant, ty, exclusive, args)? else { continue };
                 let mut b = scanner.buffers(&input)?;
                 let times = harness::time_gpu(ctx, warmup, iters, |rec| scanner.record(rec, &b, input.len()))?;
-                if scanner.single_pass() && !b.completed(input.len())? {
+                if scanner.single_pass() && !b.completed(input.len().div_ceil(scanner.tile as usize).max(1))? {
                     report.skip(&name, "workgroups stalled (no forward progress): not timed");
                     continue;
                 }
