@@ -7,6 +7,7 @@
 // scalars. Needs: GL_KHR_shader_subgroup_basic and _arithmetic (or _shuffle with USE_SHUFFLE).
 #version 450
 #extension GL_KHR_shader_subgroup_basic : require
+#extension GL_EXT_control_flow_attributes : require  // [[unroll]]: v[] stays in registers
 #include "reduce_op.glsl"
 #ifdef USE_SHUFFLE
 #extension GL_KHR_shader_subgroup_shuffle : require
@@ -49,10 +50,10 @@ void main() {
     // UNROLL independent 16-byte loads per step, issued before any is used.
     for (; i + (UNROLL - 1) * stride < n4; i += UNROLL * stride) {
         T4 v[UNROLL];
-        for (uint u = 0; u < UNROLL; ++u) {
+        [[unroll]] for (uint u = 0; u < UNROLL; ++u) {
             v[u] = src4[i + u * stride];
         }
-        for (uint u = 0; u < UNROLL; ++u) {
+        [[unroll]] for (uint u = 0; u < UNROLL; ++u) {
             acc = OP(acc, v[u]);
         }
     }

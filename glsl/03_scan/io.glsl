@@ -7,7 +7,7 @@ layout(std430, binding = 1) writeonly buffer Dst1 { T dst1[]; };
 
 void load_items(uint first, uint n, out T items[ITEMS]) {
     if (first + ITEMS <= n) {  // the whole run is in range: 16-byte loads
-        for (uint v = 0; v < ITEMS / 4; ++v) {
+        [[unroll]] for (uint v = 0; v < ITEMS / 4; ++v) {
             T4 q = src4[first / 4 + v];
             items[4 * v] = q.x;
             items[4 * v + 1] = q.y;
@@ -15,7 +15,7 @@ void load_items(uint first, uint n, out T items[ITEMS]) {
             items[4 * v + 3] = q.w;
         }
     } else {
-        for (uint j = 0; j < ITEMS; ++j) {
+        [[unroll]] for (uint j = 0; j < ITEMS; ++j) {
             items[j] = first + j < n ? src1[first + j] : T(0);
         }
     }
@@ -24,11 +24,11 @@ void load_items(uint first, uint n, out T items[ITEMS]) {
 void store_items(uint first, uint n, T items[ITEMS], T prefix) {
     scan_items(items, prefix);
     if (first + ITEMS <= n) {
-        for (uint v = 0; v < ITEMS / 4; ++v) {
+        [[unroll]] for (uint v = 0; v < ITEMS / 4; ++v) {
             dst4[first / 4 + v] = T4(items[4 * v], items[4 * v + 1], items[4 * v + 2], items[4 * v + 3]);
         }
     } else {
-        for (uint j = 0; j < ITEMS; ++j) {
+        [[unroll]] for (uint j = 0; j < ITEMS; ++j) {
             if (first + j < n) {
                 dst1[first + j] = items[j];
             }

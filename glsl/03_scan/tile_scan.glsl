@@ -8,6 +8,9 @@
 // and each thread rescans its own elements starting from its exclusive prefix.
 
 #extension GL_KHR_shader_subgroup_basic : require
+// [[unroll]] on the loops over a thread's items: fully unrolled, `items[]` lives in registers;
+// a rolled loop indexes the array dynamically and the driver may put it in local memory.
+#extension GL_EXT_control_flow_attributes : require
 
 #if defined(TYPE_F32)
 #define T float
@@ -120,7 +123,7 @@ T workgroup_exclusive_scan(T x, out T total) {
 // Sum of the thread's items.
 T thread_sum(T items[ITEMS]) {
     T s = T(0);
-    for (uint j = 0; j < ITEMS; ++j) {
+    [[unroll]] for (uint j = 0; j < ITEMS; ++j) {
         s += items[j];
     }
     return s;
@@ -130,7 +133,7 @@ T thread_sum(T items[ITEMS]) {
 // inclusive scan), summed in the same order as thread_sum.
 void scan_items(inout T items[ITEMS], T prefix) {
     T running = prefix;
-    for (uint j = 0; j < ITEMS; ++j) {
+    [[unroll]] for (uint j = 0; j < ITEMS; ++j) {
         T next = running + items[j];
         items[j] = EXCLUSIVE == 1 ? running : next;
         running = next;
