@@ -68,24 +68,48 @@ pub trait SampleArgs: clap::Parser {
     fn common_mut(&mut self) -> &mut CommonArgs;
 }
 
+/// Implement [`SampleArgs`] for a sample's argument struct with a `common: CommonArgs` field.
+#[macro_export]
+macro_rules! sample_args {
+    ($args:ty) => {
+        impl $crate::SampleArgs for $args {
+            fn common(&self) -> &$crate::CommonArgs {
+                &self.common
+            }
+            fn common_mut(&mut self) -> &mut $crate::CommonArgs {
+                &mut self.common
+            }
+        }
+    };
+}
+
+/// Parse the arguments and fix the seed; `Err` carries the exit code of `--list-devices`.
+fn parse_args<A: SampleArgs>(sample: &str) -> Result<A, ExitCode> {
+    let mut args = A::parse();
+    set_json_mode(args.common().json);
+    if args.common().list_devices {
+        return Err(exit_with(|| list_devices_report(sample)));
+    }
+    let seed = args.common().seed.unwrap_or_else(fresh_seed);
+    args.common_mut().seed = Some(seed);
+    out(format!("{sample}: seed = {seed} (replay with --seed {seed})"));
+    Ok(args)
+}
+
 /// Parse the arguments, create the context, run the sample, and turn the outcome into an exit
 /// code: 0 PASS, 1 FAIL (wrong results or validation messages), 2 error, 77 SKIP.
 pub fn run_sample<A: SampleArgs>(sample: &str, run: impl FnOnce(&Context, &A, &mut Report) -> Result<()>) -> ExitCode {
-    let mut args = A::parse();
-    let common = args.common().clone();
-    set_json_mode(common.json);
-    if common.list_devices {
-        return exit_with(|| list_devices_report(sample));
-    }
-    let seed = common.seed.unwrap_or_else(fresh_seed);
-    args.common_mut().seed = Some(seed);
-    out(format!("{sample}: seed = {seed} (replay with --seed {seed})"));
+    let args = match parse_args::<A>(sample) {
+        Ok(args) => args,
+        Err(code) => return code,
+    };
+    let common = args.common();
     exit_with(|| {
         let mut ctx = Context::new(common.context_options())?;
         hide_ops(&mut ctx, &common.without_ops)?;
         let validation = ctx.validation_counter();
         out(device_line(&ctx));
-        let mut report = Report::new(sample, Some(&ctx), seed);
+        let mut report = Report::new(sample, Some(&ctx), common.seed());
         let result = run(&ctx, &args, &mut report);
         // Drop the context first: leaks are reported while the device is destroyed.
         drop(ctx);
@@ -95,18 +119,14 @@ pub fn run_sample<A: SampleArgs>(sample: &str, run: impl FnOnce(&Context, &A, &m
 }
 
 /// Like [`run_sample`] for samples that make their own contexts (00_properties visits every
-/// device): parse, seed, then `run` fills a report that has no single device.
+/// device): `run` fills a report that has no single device.
 pub fn run_plain<A: SampleArgs>(sample: &str, run: impl FnOnce(&A, &mut Report) -> Result<()>) -> ExitCode {
-    let mut args = A::parse();
-    let common = args.common().clone();
-    set_json_mode(common.json);
-    if common.list_devices {
-        return exit_with(|| list_devices_report(sample));
-    }
-    let seed = common.seed.unwrap_or_else(fresh_seed);
-    args.common_mut().seed = Some(seed);
+    let args = match parse_args::<A>(sample) {
+        Ok(args) => args,
+        Err(code) => return code,
+    };
     exit_with(|| {
-        let mut report = Report::new(sample, None, seed);
+        let mut report = Report::new(sample, None, args.common().seed());
         run(&args, &mut report).map(|()| report)
     })
 }

@@ -11,7 +11,7 @@
 
 use anyhow::{Context as _, Result};
 use clap::Parser;
-use harness::{out, serde_json::json, Check, Report, SampleArgs};
+use harness::{out, serde_json::json, Check, Report};
 use std::process::ExitCode;
 use vk_compute::{Buffer, Context, DeviceCaps, Kernel, KernelDesc, Recorder};
 
@@ -22,14 +22,7 @@ struct Args {
     common: harness::CommonArgs,
 }
 
-impl SampleArgs for Args {
-    fn common(&self) -> &harness::CommonArgs {
-        &self.common
-    }
-    fn common_mut(&mut self) -> &mut harness::CommonArgs {
-        &mut self.common
-    }
-}
+harness::sample_args!(Args);
 
 fn main() -> ExitCode {
     harness::run_plain::<Args>("00_properties", run)

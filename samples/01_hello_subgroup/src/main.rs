@@ -11,7 +11,7 @@
 
 use anyhow::Result;
 use clap::Parser;
-use harness::{out, Check, Report, SampleArgs};
+use harness::{out, Check, Report};
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 use vk_compute::{Buffer, Context, Kernel, KernelDesc, Recorder, SubgroupOps, Unsupported};
@@ -23,14 +23,7 @@ struct Args {
     common: harness::CommonArgs,
 }
 
-impl SampleArgs for Args {
-    fn common(&self) -> &harness::CommonArgs {
-        &self.common
-    }
-    fn common_mut(&mut self) -> &mut harness::CommonArgs {
-        &mut self.common
-    }
-}
+harness::sample_args!(Args);
 
 /// What one lane recorded; mirrors `struct Lane` in `glsl/01_hello_subgroup/hello.comp`.
 #[repr(C)]

@@ -16,7 +16,7 @@
 
 use anyhow::{Context as _, Result};
 use clap::{Parser, ValueEnum};
-use harness::{compare_exact, compare_floats, out, BenchRow, Check, Report, SampleArgs};
+use harness::{compare_exact, compare_floats, out, BenchRow, Check, Report};
 use std::process::ExitCode;
 use vk_compute::{Barrier, Buffer, Context, Kernel, KernelDesc, Recorder, SubgroupOps};
 
@@ -42,14 +42,7 @@ struct Args {
     fast_unroll: u32,
 }
 
-impl SampleArgs for Args {
-    fn common(&self) -> &harness::CommonArgs {
-        &self.common
-    }
-    fn common_mut(&mut self) -> &mut harness::CommonArgs {
-        &mut self.common
-    }
-}
+harness::sample_args!(Args);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum Variant {
@@ -385,32 +378,22 @@ fn check(ty: Ty, op: Op, input: &[u32], got: u32, chain: u64) -> Check {
             };
             compare_floats(&[f32::from_bits(got)], &[want], |_| tolerance, &rule)
         }
-        Ty::U32 => compare_exact(&[got], &[reduce_u32(op, input.iter().copied())]),
-        Ty::I32 => compare_exact(&[got as i32], &[reduce_i32(op, input.iter().map(|&b| b as i32))]),
+        Ty::U32 => compare_exact(&[got], &[reduce_int(op, input, false)]),
+        Ty::I32 => compare_exact(&[got as i32], &[reduce_int(op, input, true) as i32]),
     }
 }
 // ANCHOR_END: check
 
-fn reduce_u32(op: Op, xs: impl Iterator<Item = u32>) -> u32 {
-    let id = identity(Ty::U32, op);
-    xs.fold(id, |a, x| match op {
+/// Integer reduction on the CPU over the input bits: wrapping arithmetic; `signed` decides
+/// how min and max compare (add, and, or, xor give the same bits for u32 and i32).
+fn reduce_int(op: Op, xs: &[u32], signed: bool) -> u32 {
+    let ty = if signed { Ty::I32 } else { Ty::U32 };
+    let order = |a: u32, b: u32| if signed { (a as i32).cmp(&(b as i32)) } else { a.cmp(&b) };
+    xs.iter().fold(identity(ty, op), |a, &x| match op {
         Op::Add => a.wrapping_add(x),
         Op::Mul => a.wrapping_mul(x),
-        Op::Min => a.min(x),
-        Op::Max => a.max(x),
-        Op::And => a & x,
-        Op::Or => a | x,
-        Op::Xor => a ^ x,
-    })
-}
-
-fn reduce_i32(op: Op, xs: impl Iterator<Item = i32>) -> i32 {
-    let id = identity(Ty::I32, op) as i32;
-    xs.fold(id, |a, x| match op {
-        Op::Add => a.wrapping_add(x),
-        Op::Mul => a.wrapping_mul(x),
-        Op::Min => a.min(x),
-        Op::Max => a.max(x),
+        Op::Min => std::cmp::min_by(a, x, |p, q| order(*p, *q)),
+        Op::Max => std::cmp::max_by(a, x, |p, q| order(*p, *q)),
         Op::And => a & x,
         Op::Or => a | x,
         Op::Xor => a ^ x,

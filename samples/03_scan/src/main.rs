@@ -11,7 +11,7 @@
 
 use anyhow::{Context as _, Result};
 use clap::{Parser, ValueEnum};
-use harness::{compare_exact, compare_floats, out, BenchRow, Check, Report, SampleArgs};
+use harness::{compare_exact, compare_floats, out, BenchRow, Check, Report};
 use std::process::ExitCode;
 use vk_compute::{Barrier, Buffer, Context, Kernel, KernelDesc, Recorder, SubgroupOps};
 
@@ -40,14 +40,7 @@ struct Args {
     items: u32,
 }
 
-impl SampleArgs for Args {
-    fn common(&self) -> &harness::CommonArgs {
-        &self.common
-    }
-    fn common_mut(&mut self) -> &mut harness::CommonArgs {
-        &mut self.common
-    }
-}
+harness::sample_args!(Args);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum Variant {
