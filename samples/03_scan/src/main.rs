@@ -38,6 +38,10 @@ struct Args {
     /// Elements per invocation (a multiple of 4); a tile is workgroup × items elements.
     #[arg(long, default_value_t = 16)]
     items: u32,
+    /// single-pass experiment: take tiles in workgroup-ID order instead of from an atomic
+    /// counter (saves a round trip; relies on in-order starts that Vulkan does not promise).
+    #[arg(long)]
+    tile_by_workgroup_id: bool,
 }
 
 harness::sample_args!(Args);
@@ -166,6 +170,7 @@ impl<'c> Scanner<'c> {
                 (primitive, "1".to_string()),
                 ("EXCLUSIVE", u32::from(exclusive).to_string()),
                 ("ITEMS", items.to_string()),
+                ("CLAIM_IN_START_ORDER", u32::from(!args.tile_by_workgroup_id).to_string()),
             ];
             if let Some(p) = pass {
                 d.push(("PASS", p.to_string()));
