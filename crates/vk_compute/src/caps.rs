@@ -135,6 +135,11 @@ impl DeviceCaps {
         self.subgroup_size_range().0.min(self.subgroup_size)
     }
 
+    /// Whether the device (with the instance the suite asks for) offers Vulkan 1.1.
+    pub fn supports_vulkan_1_1(&self) -> bool {
+        self.raw_api_version >= ash::vk::API_VERSION_1_1
+    }
+
     pub fn has_extension(&self, name: &str) -> bool {
         self.extensions.iter().any(|e| e == name)
     }

@@ -49,6 +49,15 @@ impl<'c> Kernel<'c> {
         let required = desc.subgroup_size.or(ctx.options.subgroup_size);
         if let Some(size) = required {
             crate::context::check_subgroup_size(caps, size)?;
+            // VUID-VkPipelineShaderStageCreateInfo-pNext-02756: with a required size, a
+            // workgroup holds at most maxComputeWorkgroupSubgroups subgroups of that size.
+            let most = caps.size_control.as_ref().map_or(u32::MAX, |s| s.max_compute_workgroup_subgroups);
+            if desc.workgroup_size > size.saturating_mul(most) {
+                return crate::setup_error(format!(
+                    "workgroup size {} needs more than {most} subgroups of the required size {size} ({}'s limit)",
+                    desc.workgroup_size, caps.name
+                ));
+            }
         }
         // WORKGROUP_SIZE is also a define, for sizing shared arrays: Mesa 22.3's lavapipe sizes
         // a shared array declared with gl_WorkGroupSize.x from the specialization constant's

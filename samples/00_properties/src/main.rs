@@ -37,11 +37,16 @@ fn run(args: &Args, report: &mut Report) -> Result<()> {
     };
     let mut devices_json = Vec::new();
     for index in indices {
+        if let Some(caps) = all.get(index).filter(|c| !c.supports_vulkan_1_1()) {
+            report.skip(&format!("device {index}"), &format!("{} offers only Vulkan {}", caps.name, caps.api_version));
+            continue;
+        }
         // Cooperative matrix on, to check the device accepts it — except under validation:
         // Debian 12's layer (1.3.239) does not know the extension and reports it.
         let options = vk_compute::ContextOptions {
             device_index: Some(index),
             cooperative_matrix: !args.common.validate,
+            subgroup_size: None, // this sample requires each size itself, pipeline by pipeline
             ..args.common.context_options()
         };
         let ctx = Context::new(options)?;
