@@ -2,11 +2,8 @@
 # Is the H200 throttled or shared while we measure? Repeats the key benches, logging clocks,
 # clock-event reasons and utilization every 100 ms. Results in $OUT/diagnose.tgz.
 set -u
-for f in .gl/*.deb; do dpkg -x "$f" /; done
-ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-export SUBGROUP_GLSL_DIR="$PWD/.gpu/glsl"
-B=.gpu/bin; R="${OUT:-/tmp/out}/diag"; mkdir -p "$R"
+source "$(dirname "$0")/setup.sh"
+R="${OUT:-/tmp/out}/diag"; mkdir -p "$R"
 nvidia-smi -q -d PERFORMANCE,CLOCK,POWER > "$R/smi_before.txt" 2>&1
 nvidia-smi --query-compute-apps=pid,process_name,used_memory --format=csv > "$R/apps.txt" 2>&1
 nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,utilization.gpu,power.draw,clocks_event_reasons.active --format=csv -lms 100 > "$R/clocks.csv" 2>&1 &

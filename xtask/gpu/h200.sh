@@ -7,11 +7,7 @@
 # Usage: [CHECK=0] bash xtask/gpu/h200.sh [SAMPLE...]   (default: every sample in .gpu/bin;
 #        CHECK=0 skips the --validate runs)
 set -u
-for f in .gl/*.deb; do dpkg -x "$f" /; done
-ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-export SUBGROUP_GLSL_DIR="$PWD/.gpu/glsl"
-B=.gpu/bin
+source "$(dirname "$0")/setup.sh"
 OUT=${OUT:-/tmp/out}
 R="$OUT/run"
 mkdir -p "$R"

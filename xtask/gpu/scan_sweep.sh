@@ -2,11 +2,8 @@
 # Single-pass scan at 2^28 u32 on the H200: tile shapes × how tiles are claimed (atomic counter
 # vs workgroup ID). Prints copy and single-pass rows; clock samples tell the GPU's state.
 set -u
-for f in .gl/*.deb; do dpkg -x "$f" /; done
-ldconfig
-export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-export SUBGROUP_GLSL_DIR="$PWD/.gpu/glsl"
-B=.gpu/bin; R="${OUT:-/tmp/out}"; mkdir -p "$R"
+source "$(dirname "$0")/setup.sh"
+R="${OUT:-/tmp/out}"; mkdir -p "$R"
 nvidia-smi --query-gpu=timestamp,clocks.sm,utilization.gpu --format=csv -lms 100 > "$R/clocks.csv" 2>&1 &
 smi=$!
 for claim in "" "--tile-by-workgroup-id"; do
