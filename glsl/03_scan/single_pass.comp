@@ -34,6 +34,8 @@ const uint SPIN_LIMIT = 1u << 14;
 
 shared uint tile_id;
 shared T tile_prefix;
+shared uint window_stop;     // wide look-back: the closest window slot with a full prefix
+shared uint window_waiting;  // wide look-back: some slot before it is not ready yet
 
 // Publish value then flag: the barrier makes the value visible device-wide first.
 #define PUBLISH(array, t, value, flag) array[t] = value; memoryBarrierBuffer(); flags[t] = flag
@@ -59,6 +61,71 @@ void main() {
     T total;
     T prefix_in_tile = workgroup_exclusive_scan(thread_sum(items), total);
 
+#if WIDE_LOOKBACK
+    // ANCHOR: wide_lookback
+    // The whole workgroup looks back: invocation i reads the flag of tile t-1-i, so one round
+    // trip covers WORKGROUP_SIZE predecessors. With hundreds of tiles in flight the nearest
+    // full prefix is often further back than one subgroup's 32 lanes reach.
+    T before = T(0);
+    uint me = gl_LocalInvocationIndex;
+    if (tile == 0) {
+        if (me == 0) {
+            PUBLISH(inclusive_prefix, 0, total, HAS_PREFIX);
+        }
+    } else {
+        if (me == 0) {
+            PUBLISH(aggregate, tile, total, HAS_AGGREGATE);
+        }
+        int newest = int(tile) - 1;
+        uint polls = 0;
+        while (true) {  // uniform: every exit depends on values read after a barrier
+            int t = newest - int(me);
+            uint flag = t >= 0 ? flags[t] : HAS_PREFIX;  // before tile 0: a prefix of 0
+            if (me == 0) {
+                window_stop = WORKGROUP_SIZE;
+                window_waiting = 0;
+            }
+            barrier();  // reset before anyone votes
+            if (flag == HAS_PREFIX) {
+                atomicMin(window_stop, me);  // the closest full prefix ends the look-back
+            }
+            barrier();  // the closest prefix is known
+            uint stop = window_stop;  // WORKGROUP_SIZE: none in this window, take all
+            if (me <= stop && flag == NOT_READY) {
+                atomicOr(window_waiting, 1u);
+            }
+            barrier();  // every vote is in
+            bool waiting = window_waiting != 0;
+            barrier();  // everyone has read the votes before the next reset
+            if (waiting) {
+                if (++polls > SPIN_LIMIT) {  // uniform: no forward progress, give up
+                    if (me == 0) {
+                        atomicOr(stalled, 1u);
+                    }
+                    break;
+                }
+                continue;  // poll the window again
+            }
+            memoryBarrierBuffer();  // the flags are read before the values they guard
+            T value = T(0);
+            if (me <= stop && t >= 0) {
+                value = flag == HAS_PREFIX ? inclusive_prefix[t] : aggregate[t];
+            }
+            T window_sum;
+            workgroup_exclusive_scan(value, window_sum);
+            before += window_sum;
+            if (stop < WORKGROUP_SIZE) {
+                break;
+            }
+            newest -= int(WORKGROUP_SIZE);
+        }
+        if (me == 0) {
+            PUBLISH(inclusive_prefix, tile, before + total, HAS_PREFIX);
+        }
+    }
+    T tile_offset = before;  // the same in every invocation
+    // ANCHOR_END: wide_lookback
+#else
     // ANCHOR: lookback
     if (gl_SubgroupID == 0) {
         T before = T(0);
@@ -109,5 +176,7 @@ void main() {
     }
     // ANCHOR_END: lookback
     barrier();  // every invocation sees the tile's prefix
-    store_items(first, n, items, tile_prefix + prefix_in_tile);
+    T tile_offset = tile_prefix;
+#endif
+    store_items(first, n, items, tile_offset + prefix_in_tile);
 }

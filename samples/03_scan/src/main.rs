@@ -42,6 +42,10 @@ struct Args {
     /// counter (saves a round trip; relies on in-order starts that Vulkan does not promise).
     #[arg(long)]
     tile_by_workgroup_id: bool,
+    /// single-pass: look back with the first subgroup only (a window of gl_SubgroupSize tiles)
+    /// instead of the whole workgroup (a window of `workgroup` tiles per round trip).
+    #[arg(long)]
+    narrow_lookback: bool,
 }
 
 harness::sample_args!(Args);
@@ -171,6 +175,7 @@ impl<'c> Scanner<'c> {
                 ("EXCLUSIVE", u32::from(exclusive).to_string()),
                 ("ITEMS", items.to_string()),
                 ("CLAIM_IN_START_ORDER", u32::from(!args.tile_by_workgroup_id).to_string()),
+                ("WIDE_LOOKBACK", u32::from(!args.narrow_lookback).to_string()),
             ];
             if let Some(p) = pass {
                 d.push(("PASS", p.to_string()));
