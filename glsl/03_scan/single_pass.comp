@@ -20,7 +20,7 @@ layout(local_size_x_id = 0) in;
 layout(std430, binding = 2) coherent buffer Aggregates { T aggregate[]; };
 layout(std430, binding = 3) coherent buffer Prefixes { T inclusive_prefix[]; };
 layout(std430, binding = 4) coherent volatile buffer Flags { uint flags[]; };
-layout(std430, binding = 5) coherent buffer Control { uint next_tile; uint stalled; };
+layout(std430, binding = 5) coherent buffer Control { uint next_tile; uint stalled; uint tiles_written; };
 layout(push_constant) uniform Push { uint n; };
 
 const uint TILE = WORKGROUP_SIZE * ITEMS;
@@ -179,4 +179,10 @@ void main() {
     T tile_offset = tile_prefix;
 #endif
     store_items(first, n, items, tile_offset + prefix_in_tile);
+    // Count finished tiles: the host trusts the output only if every tile got here (lavapipe
+    // once ended a workgroup early, after its prefix was published, leaving a tile unwritten).
+    barrier();  // every invocation has stored its items
+    if (gl_LocalInvocationIndex == 0) {
+        atomicAdd(tiles_written, 1u);
+    }
 }

@@ -143,7 +143,7 @@ struct Buffers<'c> {
     output: Buffer<'c, u32>,
     /// Per tile: partial sums (reduce-then-scan) or aggregates (single-pass).
     partials: Buffer<'c, u32>,
-    /// single-pass: per-tile inclusive prefixes, flags, and [next tile, stalled].
+    /// single-pass: per-tile inclusive prefixes, flags, and [next tile, stalled, tiles written].
     prefixes: Buffer<'c, u32>,
     flags: Buffer<'c, u32>,
     control: Buffer<'c, u32>,
@@ -216,7 +216,7 @@ impl<'c> Scanner<'c> {
             partials: Buffer::new(ctx, "partials", tiles)?,
             prefixes: Buffer::new(ctx, "prefixes", tiles)?,
             flags: Buffer::new(ctx, "flags", tiles)?,
-            control: Buffer::new(ctx, "control", 2)?,
+            control: Buffer::new(ctx, "control", 3)?,
         };
         let mut rec = Recorder::new(ctx)?;
         rec.fill(&b.output, harness::POISON);
@@ -288,12 +288,12 @@ impl<'c> Scanner<'c> {
 // ANCHOR_END: scanner
 
 impl Buffers<'_> {
-    /// After a single pass over `tiles` tiles: every tile was claimed and published its
-    /// prefix, none gave up.
+    /// After a single pass over `tiles` tiles: every tile was claimed, published its prefix
+    /// and wrote its elements; none gave up.
     fn completed(&mut self, tiles: usize) -> Result<bool> {
         let control = self.control.download()?;
         let all_published = self.flags.download()?.iter().all(|&f| f == 2); // HAS_PREFIX
-        Ok(control[0] as usize == tiles && control[1] == 0 && all_published)
+        Ok(control[0] as usize == tiles && control[1] == 0 && control[2] as usize == tiles && all_published)
     }
 }
 
