@@ -74,10 +74,11 @@ void main() {
         partials[gl_WorkGroupID.x] = total;
         memoryBarrierBuffer();  // the partial is visible device-wide before the ticket is taken
         is_last_workgroup = atomicAdd(ticket, 1u) == groups - 1;
+        memoryBarrierBuffer();  // the ticket is ordered before the partials read below
     }
     barrier();  // every invocation sees is_last_workgroup
     if (is_last_workgroup) {  // uniform across the workgroup
-        memoryBarrierBuffer();  // order the ticket before reading the other workgroups' partials
+        memoryBarrierBuffer();  // and, for every invocation, before its reads of the partials
         T v = IDENTITY;
         for (uint g = tid; g < groups; g += gl_WorkGroupSize.x) {
             v = OP(v, partials[g]);

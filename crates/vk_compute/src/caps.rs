@@ -106,6 +106,9 @@ pub struct DeviceCaps {
     pub storage_buffer_16bit: bool,
     pub subgroup_extended_types: bool,
     pub vulkan_memory_model: bool,
+    pub(crate) vulkan_memory_model_device_scope: bool,
+    /// The `cooperativeMatrix` feature (shapes alone do not say it is enabled-able).
+    pub(crate) cooperative_matrix_feature: bool,
     pub coop_mat_shapes: Vec<CoopMatShape>,
     pub(crate) raw_api_version: u32,
     pub(crate) extensions: Vec<String>,

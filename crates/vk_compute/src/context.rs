@@ -78,6 +78,8 @@ pub struct Context {
     validation: ValidationCounter,
     pub(crate) instance: ash::Instance,
     _entry: ash::Entry,
+    /// Not Sync: the command pool and queue need external synchronization.
+    _single_thread: std::marker::PhantomData<std::cell::Cell<()>>,
 }
 
 fn load_entry() -> Result<ash::Entry> {
@@ -148,6 +150,8 @@ fn create_instance(
         }
         layers.push(VALIDATION_LAYER.as_ptr());
         extensions.push(ash::ext::debug_utils::NAME.as_ptr());
+        // The layer implements VK_EXT_validation_features (the synchronization validation switch).
+        extensions.push(ash::ext::validation_features::NAME.as_ptr());
     }
     let enabled_features = [vk::ValidationFeatureEnableEXT::SYNCHRONIZATION_VALIDATION];
     let mut features = vk::ValidationFeaturesEXT::default().enabled_validation_features(&enabled_features);
@@ -240,6 +244,10 @@ fn query_caps(
     let mut subgroup = vk::PhysicalDeviceSubgroupProperties::default();
     let mut driver = vk::PhysicalDeviceDriverProperties::default();
     let mut size_control = vk::PhysicalDeviceSubgroupSizeControlProperties::default();
+    if api < vk::API_VERSION_1_1 {
+        // Properties2/Features2 chains of 1.1 structures are not defined for this device.
+        return Ok(minimal_caps(&base, api, index, extensions));
+    }
     let has_driver_props = v12 || has(ash::khr::driver_properties::NAME);
     let has_size_control = v13 || has(ash::ext::subgroup_size_control::NAME);
     let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut subgroup);
@@ -258,6 +266,7 @@ fn query_caps(
     let mut ext_types = vk::PhysicalDeviceShaderSubgroupExtendedTypesFeatures::default();
     let mut mem_model = vk::PhysicalDeviceVulkanMemoryModelFeatures::default();
     let mut size_ctl_features = vk::PhysicalDeviceSubgroupSizeControlFeatures::default();
+    let mut coop_features = vk::PhysicalDeviceCooperativeMatrixFeaturesKHR::default();
     let mut feats2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut f16);
     if v12 || has(ash::khr::shader_float16_int8::NAME) {
         feats2 = feats2.push_next(&mut f16i8);
@@ -270,6 +279,9 @@ fn query_caps(
     }
     if has_size_control {
         feats2 = feats2.push_next(&mut size_ctl_features);
+    }
+    if has(ash::khr::cooperative_matrix::NAME) {
+        feats2 = feats2.push_next(&mut coop_features);
     }
     // SAFETY: as above, only structures the device knows.
     unsafe { instance.get_physical_device_features2(pd, &mut feats2) };
@@ -327,10 +339,47 @@ fn query_caps(
         storage_buffer_16bit: f16.storage_buffer16_bit_access != 0,
         subgroup_extended_types: ext_types.shader_subgroup_extended_types != 0,
         vulkan_memory_model: mem_model.vulkan_memory_model != 0,
+        vulkan_memory_model_device_scope: mem_model.vulkan_memory_model_device_scope != 0,
+        cooperative_matrix_feature: coop_features.cooperative_matrix != 0,
         coop_mat_shapes,
         raw_api_version: api,
         extensions,
     })
+}
+
+/// What can be said of a Vulkan 1.0 device without 1.1 queries (the suite will not use it).
+fn minimal_caps(base: &vk::PhysicalDeviceProperties, api: u32, index: usize, extensions: Vec<String>) -> DeviceCaps {
+    let limits = base.limits;
+    DeviceCaps {
+        index,
+        name: caps::cstr_field(&base.device_name),
+        device_type: caps::device_type_name(base.device_type).into(),
+        api_version: caps::version_string(base.api_version),
+        driver_name: "unknown".into(),
+        driver_info: String::new(),
+        vendor_id: base.vendor_id,
+        subgroup_size: 1,
+        subgroup_stages: "none (Vulkan 1.0)".into(),
+        subgroup_ops: SubgroupOps(0),
+        quad_ops_in_all_stages: false,
+        size_control: None,
+        max_workgroup_size: limits.max_compute_work_group_size,
+        max_workgroup_invocations: limits.max_compute_work_group_invocations,
+        max_workgroup_count: limits.max_compute_work_group_count,
+        max_shared_memory_bytes: limits.max_compute_shared_memory_size,
+        max_storage_buffer_range: u64::from(limits.max_storage_buffer_range),
+        max_push_constants_bytes: limits.max_push_constants_size,
+        timestamp_period_ns: limits.timestamp_period,
+        shader_float16: false,
+        storage_buffer_16bit: false,
+        subgroup_extended_types: false,
+        vulkan_memory_model: false,
+        vulkan_memory_model_device_scope: false,
+        cooperative_matrix_feature: false,
+        coop_mat_shapes: Vec::new(),
+        raw_api_version: api,
+        extensions,
+    }
 }
 
 fn pick_device(all: &[DeviceCaps], index: Option<usize>) -> Result<usize> {
@@ -368,7 +417,10 @@ impl Context {
         let mut messenger_info = messenger_create_info();
         let inst = create_instance(options.validate, &validation, &mut messenger_info)?;
         // From here on, an early return must destroy the instance: wrap the rest.
-        match Self::with_instance(inst.entry.clone(), inst.instance.clone(), inst.api_version, options, validation) {
+        // The instance's pNext messenger points at the counter: keep it alive until the
+        // instance is destroyed on the error path below.
+        let counter = validation.clone();
+        match Self::with_instance(inst.entry.clone(), inst.instance.clone(), inst.api_version, options, counter) {
             Ok(ctx) => Ok(ctx),
             Err((e, messenger)) => {
                 // SAFETY: nothing else created from this instance is alive (with_instance
@@ -480,6 +532,7 @@ impl Context {
             validation,
             instance,
             _entry: entry,
+            _single_thread: std::marker::PhantomData,
         })
     }
 
@@ -559,9 +612,9 @@ fn create_device(
         .shader_subgroup_extended_types(caps.subgroup_extended_types);
     let mut memory_model = vk::PhysicalDeviceVulkanMemoryModelFeatures::default()
         .vulkan_memory_model(caps.vulkan_memory_model)
-        .vulkan_memory_model_device_scope(caps.vulkan_memory_model);
+        .vulkan_memory_model_device_scope(caps.vulkan_memory_model_device_scope);
     let mut coop =
-        vk::PhysicalDeviceCooperativeMatrixFeaturesKHR::default().cooperative_matrix(!caps.coop_mat_shapes.is_empty());
+        vk::PhysicalDeviceCooperativeMatrixFeaturesKHR::default().cooperative_matrix(caps.cooperative_matrix_feature);
     // SAFETY: `pd` comes from `instance`.
     let core = unsafe { instance.get_physical_device_features(pd) };
     let core_features = vk::PhysicalDeviceFeatures::default()

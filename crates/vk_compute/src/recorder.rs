@@ -12,8 +12,9 @@ use std::sync::atomic::Ordering;
 /// fast as buffer barriers on current drivers and cannot miss a buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Barrier {
-    /// Shader writes of earlier dispatches → shader reads and writes of later ones
-    /// (read-after-write, and write-after-read/write between passes or bench repeats).
+    /// Shader and fill/copy writes of earlier commands → shader and fill/copy accesses of later
+    /// ones (read-after-write, and write-after-read/write between passes, fills that reset a
+    /// buffer between passes, and bench repeats).
     ComputeToCompute,
     /// Fill/copy writes (poisoning, uploads) → shader reads and writes.
     TransferToCompute,
@@ -28,7 +29,12 @@ impl Barrier {
         use vk::{AccessFlags as A, PipelineStageFlags as S};
         let shader_rw = A::SHADER_READ | A::SHADER_WRITE;
         match self {
-            Barrier::ComputeToCompute => (S::COMPUTE_SHADER, A::SHADER_WRITE, S::COMPUTE_SHADER, shader_rw),
+            Barrier::ComputeToCompute => (
+                S::COMPUTE_SHADER | S::TRANSFER,
+                A::SHADER_WRITE | A::TRANSFER_WRITE,
+                S::COMPUTE_SHADER | S::TRANSFER,
+                shader_rw | A::TRANSFER_READ | A::TRANSFER_WRITE,
+            ),
             Barrier::TransferToCompute => (S::TRANSFER, A::TRANSFER_WRITE, S::COMPUTE_SHADER, shader_rw),
             Barrier::ComputeToTransfer => (S::COMPUTE_SHADER, A::SHADER_WRITE, S::TRANSFER, A::TRANSFER_READ),
             Barrier::ToHost => {

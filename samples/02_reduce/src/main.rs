@@ -86,6 +86,15 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
     if let Some(n) = args.common.size {
         harness::check_size(ctx, n, 4)?;
     }
+    if !(1..=64).contains(&args.fast_unroll) || !(1..=1 << 20).contains(&args.fast_groups) {
+        return vk_compute::setup_error("--fast-unroll must be in 1..=64 and --fast-groups in 1..=2^20");
+    }
+    let ops = or_all(&args.op, Op::value_variants());
+    if !types.iter().any(|&ty| ops.iter().any(|op| op.applies_to(ty))) {
+        return vk_compute::setup_error(
+            "no selected operation applies to the selected types (and/or/xor: integers; mul: f32)",
+        );
+    }
     if args.common.bench {
         return bench(ctx, args, &variants, &types, report);
     }
@@ -188,7 +197,11 @@ impl<'c> Reducer<'c> {
             let missing = ops.missing(SubgroupOps::BASIC | SubgroupOps::ARITHMETIC | SubgroupOps::SHUFFLE);
             return Ok(Err(format!("the device lacks subgroup operations {missing:?}")));
         }
-        let max_subgroups = WORKGROUP / ctx.fixed_subgroup_size().unwrap_or(ctx.caps.min_subgroup_size()).max(1);
+        let smallest = ctx.fixed_subgroup_size().unwrap_or(ctx.caps.min_subgroup_size());
+        if variant == Variant::Subgroup && smallest < 2 {
+            return Ok(Err(format!("subgroups of {smallest} lane cannot reduce anything (subgroup size {smallest})")));
+        }
+        let max_subgroups = WORKGROUP / smallest.max(1);
         let constants = match variant {
             Variant::Subgroup => vec![max_subgroups],
             Variant::Fast => vec![args.fast_unroll],
@@ -409,7 +422,12 @@ fn bench(ctx: &Context, args: &Args, variants: &[Variant], types: &[Ty], report:
     let max_n = (ctx.caps.max_storage_buffer_range / 4).min(1 << 28);
     let sizes: Vec<u64> = match args.common.size {
         Some(n) => vec![n],
-        None => (10..=28).step_by(2).map(|p| 1u64 << p).filter(|&n| n <= max_n).collect(),
+        // One element per invocation in the textbook variants: n / 256 workgroups must fit.
+        None => (10..=28)
+            .step_by(2)
+            .map(|p| 1u64 << p)
+            .filter(|&n| n <= max_n && n.div_ceil(u64::from(WORKGROUP)) <= u64::from(ctx.caps.max_workgroup_count[0]))
+            .collect(),
     };
     let (warmup, iters) = (5, args.common.iters);
     harness::warm_up(ctx, std::time::Duration::from_secs(2))?;
@@ -422,7 +440,13 @@ fn bench(ctx: &Context, args: &Args, variants: &[Variant], types: &[Ty], report:
                 report.bench_row(copy);
                 for &variant in variants {
                     let name = format!("{variant:?} {op:?} {ty:?}").to_lowercase();
-                    let Ok(reducer) = Reducer::new(ctx, variant, ty, op, args)? else { continue };
+                    let reducer = match Reducer::new(ctx, variant, ty, op, args)? {
+                        Ok(r) => r,
+                        Err(reason) => {
+                            report.skip(&name, &reason);
+                            continue;
+                        }
+                    };
                     let mut buffers = reducer.buffers(&input)?;
                     let times =
                         harness::time_gpu(ctx, warmup, iters, |rec| reducer.record(rec, &buffers, input.len()))?;

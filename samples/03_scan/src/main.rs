@@ -152,8 +152,15 @@ struct Buffers<'c> {
 impl<'c> Scanner<'c> {
     fn new(ctx: &'c Context, variant: Variant, ty: Ty, exclusive: bool, args: &Args) -> Result<Result<Self, String>> {
         let (workgroup, items) = (args.workgroup, args.items);
-        if items == 0 || items % 4 != 0 {
-            return vk_compute::setup_error(format!("--items {items}: must be a positive multiple of 4"));
+        if items == 0 || items % 4 != 0 || items > 64 {
+            return vk_compute::setup_error(format!("--items {items}: must be a multiple of 4 in 4..=64"));
+        }
+        // The subgroup totals are written by each subgroup's last lane: no partial subgroups.
+        let largest = ctx.caps.subgroup_size_range().1;
+        if workgroup == 0 || workgroup % largest != 0 {
+            return vk_compute::setup_error(format!(
+                "--workgroup {workgroup}: must be a multiple of the largest subgroup size {largest}"
+            ));
         }
         let (primitive, needs) = match variant {
             Variant::Hillis => ("SCAN_HILLIS", SubgroupOps::BASIC),
@@ -354,7 +361,16 @@ fn bench(ctx: &Context, args: &Args, variants: &[Variant], types: &[Ty], report:
     let max_n = (ctx.caps.max_storage_buffer_range / 4).min(1 << 28);
     let sizes: Vec<u64> = match args.common.size {
         Some(n) => vec![n],
-        None => (10..=28).step_by(2).map(|p| 1u64 << p).filter(|&n| n <= max_n).collect(),
+        // One workgroup per tile: the tile count must fit one dispatch.
+        None => (10..=28)
+            .step_by(2)
+            .map(|p| 1u64 << p)
+            .filter(|&n| {
+                n <= max_n
+                    && n.div_ceil((u64::from(args.workgroup) * u64::from(args.items)).max(1))
+                        <= u64::from(ctx.caps.max_workgroup_count[0])
+            })
+            .collect(),
     };
     let exclusive = args.exclusive;
     let (warmup, iters) = (5, args.common.iters);
@@ -367,7 +383,13 @@ fn bench(ctx: &Context, args: &Args, variants: &[Variant], types: &[Ty], report:
             report.bench_row(copy);
             for &variant in variants {
                 let name = variant_name(variant, ty, exclusive);
-                let Ok(scanner) = Scanner::new(ctx, variant, ty, exclusive, args)? else { continue };
+                let scanner = match Scanner::new(ctx, variant, ty, exclusive, args)? {
+                    Ok(s) => s,
+                    Err(reason) => {
+                        report.skip(&name, &reason);
+                        continue;
+                    }
+                };
                 let mut b = scanner.buffers(&input)?;
                 let times = harness::time_gpu(ctx, warmup, iters, |rec| scanner.record(rec, &b, input.len()))?;
                 if scanner.single_pass() && !b.completed(input.len().div_ceil(scanner.tile as usize).max(1))? {
