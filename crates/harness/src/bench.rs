@@ -28,11 +28,11 @@ impl GpuTimes {
 
 /// Time `record` (which records one repetition of the work) `warmup + iters` times in one
 /// command buffer, each repetition between two timestamps; returns the last `iters`.
-pub fn time_gpu(
+pub fn time_gpu<'r>(
     ctx: &Context,
     warmup: u32,
     iters: u32,
-    mut record: impl FnMut(&mut Recorder) -> Result<()>,
+    mut record: impl FnMut(&mut Recorder<'_, 'r>) -> Result<()>,
 ) -> Result<GpuTimes> {
     let reps = warmup + iters.max(1);
     let mut rec = Recorder::with_timestamps(ctx, 2 * reps)?;

@@ -6,6 +6,7 @@ use anyhow::{Context as _, Result};
 use ash::vk;
 use bytemuck::Pod;
 use std::collections::HashMap;
+use std::marker::PhantomData;
 use std::sync::atomic::Ordering;
 
 /// The dependencies the samples need, each a global memory barrier. Global barriers are as
@@ -44,13 +45,14 @@ impl Barrier {
     }
 }
 
-/// A buffer as a descriptor: what [`Recorder::dispatch`] binds.
+/// A buffer as a descriptor: what [`Recorder::dispatch`] binds. It borrows the buffer, so the
+/// buffer outlives every recorder it is bound in.
 #[derive(Clone, Copy, Debug)]
-pub struct Binding(vk::Buffer);
+pub struct Binding<'b>(vk::Buffer, PhantomData<&'b ()>);
 
 impl<T: Pod> Buffer<'_, T> {
-    pub fn binding(&self) -> Binding {
-        Binding(self.raw)
+    pub fn binding(&self) -> Binding<'_> {
+        Binding(self.raw, PhantomData)
     }
 }
 
@@ -69,8 +71,21 @@ const SETS_PER_POOL: u32 = 256;
 const BUFFERS_PER_SET: u32 = 8;
 
 /// Records one primary command buffer. Descriptor sets are allocated per (kernel, buffers)
-/// and reused, so a bench loop of thousands of dispatches needs only a few.
-pub struct Recorder<'c> {
+/// and reused, so a bench loop of thousands of dispatches needs only a few. `'r` is the borrow
+/// of every kernel and buffer recorded: none can be dropped before the recorder is submitted
+/// (or dropped unsubmitted):
+///
+/// ```compile_fail,E0597
+/// # fn f(ctx: &vk_compute::Context, kernel: &vk_compute::Kernel) -> anyhow::Result<()> {
+/// let mut rec = vk_compute::Recorder::new(ctx)?;
+/// {
+///     let buffer = vk_compute::Buffer::<u32>::new(ctx, "b", 4)?;
+///     rec.dispatch(kernel, &[buffer.binding()], &(), [1, 1, 1])?;
+/// } // `buffer` would be destroyed while `rec` still uses it: rejected at compile time
+/// rec.submit_and_wait()?;
+/// # Ok(()) }
+/// ```
+pub struct Recorder<'c, 'r> {
     ctx: &'c Context,
     cmd: vk::CommandBuffer,
     pools: Vec<vk::DescriptorPool>,
@@ -79,9 +94,10 @@ pub struct Recorder<'c> {
     query_pool: vk::QueryPool,
     query_capacity: u32,
     queries_used: u32,
+    _recorded: PhantomData<&'r ()>,
 }
 
-impl<'c> Recorder<'c> {
+impl<'c, 'r> Recorder<'c, 'r> {
     /// Begin recording. Use [`Recorder::with_timestamps`] to time.
     pub fn new(ctx: &'c Context) -> Result<Self> {
         Self::with_timestamps(ctx, 0)
@@ -107,6 +123,7 @@ impl<'c> Recorder<'c> {
             query_pool: vk::QueryPool::null(),
             query_capacity: capacity,
             queries_used: 0,
+            _recorded: PhantomData,
         };
         let begin = vk::CommandBufferBeginInfo::default().flags(vk::CommandBufferUsageFlags::ONE_TIME_SUBMIT);
         // SAFETY: a freshly allocated command buffer in the initial state.
@@ -141,19 +158,19 @@ impl<'c> Recorder<'c> {
     }
 
     /// Fill the whole buffer with a 32-bit pattern (poisoning outputs before a run).
-    pub fn fill<T: Pod>(&mut self, buffer: &Buffer<'_, T>, pattern: u32) {
+    pub fn fill<T: Pod>(&mut self, buffer: &'r Buffer<'_, T>, pattern: u32) {
         // SAFETY: recording; the buffer has TRANSFER_DST usage and a size that is a multiple of 4.
         unsafe { self.ctx.device.cmd_fill_buffer(self.cmd, buffer.raw, 0, vk::WHOLE_SIZE, pattern) };
     }
 
     /// Copy `bytes` from the start of `src` to the start of `dst`.
-    pub fn copy<A: Pod, B: Pod>(&mut self, src: &Buffer<'_, A>, dst: &Buffer<'_, B>, bytes: u64) {
+    pub fn copy<A: Pod, B: Pod>(&mut self, src: &'r Buffer<'_, A>, dst: &'r Buffer<'_, B>, bytes: u64) {
         let region = [vk::BufferCopy::default().size(bytes)];
         // SAFETY: recording; both buffers have transfer usage and hold at least `bytes`.
         unsafe { self.ctx.device.cmd_copy_buffer(self.cmd, src.raw, dst.raw, &region) };
     }
 
-    fn descriptor_set(&mut self, kernel: &Kernel<'_>, buffers: &[Binding]) -> Result<vk::DescriptorSet> {
+    fn descriptor_set(&mut self, kernel: &Kernel<'_>, buffers: &[Binding<'r>]) -> Result<vk::DescriptorSet> {
         let key = (kernel.set_layout, buffers.iter().map(|b| b.0).collect::<Vec<_>>());
         if let Some(&set) = self.sets.get(&key) {
             return Ok(set);
@@ -197,8 +214,8 @@ impl<'c> Recorder<'c> {
     /// Bind `kernel` with `buffers` at bindings 0.., push `push` and dispatch `groups` workgroups.
     pub fn dispatch<P: Pod>(
         &mut self,
-        kernel: &Kernel<'_>,
-        buffers: &[Binding],
+        kernel: &'r Kernel<'_>,
+        buffers: &[Binding<'r>],
         push: &P,
         groups: [u32; 3],
     ) -> Result<()> {
@@ -316,7 +333,7 @@ impl<'c> Recorder<'c> {
     }
 }
 
-impl Drop for Recorder<'_> {
+impl Drop for Recorder<'_, '_> {
     fn drop(&mut self) {
         if self.ctx.hung.load(Ordering::SeqCst) {
             return;

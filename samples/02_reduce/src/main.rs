@@ -253,7 +253,7 @@ impl<'c> Reducer<'c> {
 
     // ANCHOR: passes
     /// Record the whole reduction of `n` elements; the result lands in `output[0]`.
-    fn record(&self, rec: &mut Recorder, b: &Buffers, n: usize) -> Result<()> {
+    fn record<'r>(&'r self, rec: &mut Recorder<'_, 'r>, b: &'r Buffers, n: usize) -> Result<()> {
         let mut m = n as u32;
         if self.variant == Variant::Fast {
             return rec.dispatch(

@@ -235,7 +235,7 @@ impl<'c> Scanner<'c> {
 
     // ANCHOR: record
     /// Record one whole scan of `n` elements into `b.output`.
-    fn record(&self, rec: &mut Recorder, b: &Buffers, n: usize) -> Result<()> {
+    fn record<'r>(&'r self, rec: &mut Recorder<'_, 'r>, b: &'r Buffers, n: usize) -> Result<()> {
         let tiles = (n as u32).div_ceil(self.tile).max(1);
         let io = [b.input.binding(), b.output.binding()];
         if self.single_pass() {
