@@ -76,6 +76,16 @@ void main() {
         if (me == 0) {
             PUBLISH(aggregate, tile, total, HAS_AGGREGATE);
         }
+#if PREWAIT
+        // Let one invocation wait for the closest predecessor's aggregate before the whole
+        // workgroup polls its window: while it is not ready, 255 more loads per poll would only
+        // compete with other tiles' data in L2.
+        if (me == 0) {
+            for (uint p = 0; p < SPIN_LIMIT && flags[tile - 1] == NOT_READY; ++p) {
+            }
+        }
+        barrier();  // the wait is over (or gave up; the window loop below decides)
+#endif
         int newest = int(tile) - 1;
         uint polls = 0;
         while (true) {  // uniform: every exit depends on values read after a barrier

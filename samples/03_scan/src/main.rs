@@ -46,6 +46,10 @@ struct Args {
     /// instead of the whole workgroup (a window of `workgroup` tiles per round trip).
     #[arg(long)]
     narrow_lookback: bool,
+    /// single-pass experiment: the whole workgroup polls the window from the start, instead of
+    /// one invocation first waiting for the closest predecessor.
+    #[arg(long, hide = true)]
+    no_prewait: bool,
 }
 
 harness::sample_args!(Args);
@@ -183,6 +187,7 @@ impl<'c> Scanner<'c> {
                 ("ITEMS", items.to_string()),
                 ("CLAIM_IN_START_ORDER", u32::from(!args.tile_by_workgroup_id).to_string()),
                 ("WIDE_LOOKBACK", u32::from(!args.narrow_lookback).to_string()),
+                ("PREWAIT", u32::from(!args.no_prewait).to_string()),
             ];
             if let Some(p) = pass {
                 d.push(("PASS", p.to_string()));
