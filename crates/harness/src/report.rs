@@ -16,12 +16,14 @@ pub(crate) fn set_json_mode(on: bool) {
 }
 
 /// Print a line for the reader: stdout, or stderr when stdout carries the JSON document.
+/// A closed pipe (`| head`) is not an error worth a panic: the line is dropped.
 pub fn out(line: impl Display) {
-    if JSON_MODE.load(Ordering::SeqCst) {
-        eprintln!("{line}");
+    use std::io::Write;
+    let _ = if JSON_MODE.load(Ordering::SeqCst) {
+        writeln!(std::io::stderr(), "{line}")
     } else {
-        println!("{line}");
-    }
+        writeln!(std::io::stdout(), "{line}")
+    };
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -166,7 +168,10 @@ impl Report {
         ));
         if JSON_MODE.load(Ordering::SeqCst) {
             match serde_json::to_string_pretty(self) {
-                Ok(doc) => println!("{doc}"),
+                Ok(doc) => {
+                    use std::io::Write;
+                    let _ = writeln!(std::io::stdout(), "{doc}");
+                }
                 Err(e) => eprintln!("error: cannot write the JSON report: {e}"),
             }
         }

@@ -259,7 +259,6 @@ fn query_caps(
     }
     // SAFETY: the chain only holds structures of core 1.1 or extensions the device offers.
     unsafe { instance.get_physical_device_properties2(pd, &mut props2) };
-    let limits = props2.properties.limits;
 
     let mut f16 = vk::PhysicalDevice16BitStorageFeatures::default();
     let mut f16i8 = vk::PhysicalDeviceShaderFloat16Int8Features::default();
@@ -309,13 +308,8 @@ fn query_caps(
     }
 
     Ok(DeviceCaps {
-        index,
-        name: caps::cstr_field(&base.device_name),
-        device_type: caps::device_type_name(base.device_type).into(),
-        api_version: caps::version_string(base.api_version),
         driver_name: if has_driver_props { caps::cstr_field(&driver.driver_name) } else { "unknown".into() },
         driver_info: if has_driver_props { caps::cstr_field(&driver.driver_info) } else { String::new() },
-        vendor_id: base.vendor_id,
         subgroup_size: subgroup.subgroup_size,
         subgroup_stages: format!("{:?}", subgroup.supported_stages),
         subgroup_ops: SubgroupOps(subgroup.supported_operations.as_raw()),
@@ -328,13 +322,6 @@ fn query_caps(
                 && size_control.required_subgroup_size_stages.contains(vk::ShaderStageFlags::COMPUTE),
             full_subgroups: size_ctl_features.compute_full_subgroups != 0,
         }),
-        max_workgroup_size: limits.max_compute_work_group_size,
-        max_workgroup_invocations: limits.max_compute_work_group_invocations,
-        max_workgroup_count: limits.max_compute_work_group_count,
-        max_shared_memory_bytes: limits.max_compute_shared_memory_size,
-        max_storage_buffer_range: u64::from(limits.max_storage_buffer_range),
-        max_push_constants_bytes: limits.max_push_constants_size,
-        timestamp_period_ns: limits.timestamp_period,
         shader_float16: f16i8.shader_float16 != 0,
         storage_buffer_16bit: f16.storage_buffer16_bit_access != 0,
         subgroup_extended_types: ext_types.shader_subgroup_extended_types != 0,
@@ -342,12 +329,13 @@ fn query_caps(
         vulkan_memory_model_device_scope: mem_model.vulkan_memory_model_device_scope != 0,
         cooperative_matrix_feature: coop_features.cooperative_matrix != 0,
         coop_mat_shapes,
-        raw_api_version: api,
-        extensions,
+        // Name, type, version and limits: what a 1.0 query already gives.
+        ..minimal_caps(&base, api, index, extensions)
     })
 }
 
-/// What can be said of a Vulkan 1.0 device without 1.1 queries (the suite will not use it).
+/// What a Vulkan 1.0 query gives (all a 1.0 device gets; the suite will not use it), and the
+/// base that `query_caps` fills in.
 fn minimal_caps(base: &vk::PhysicalDeviceProperties, api: u32, index: usize, extensions: Vec<String>) -> DeviceCaps {
     let limits = base.limits;
     DeviceCaps {

@@ -107,14 +107,8 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
         for op in or_all(&args.op, Op::value_variants()).into_iter().filter(|op| op.applies_to(ty)) {
             let inputs: Vec<Vec<u32>> = sizes.iter().map(|&n| make_input(ty, op, n as usize, seed)).collect();
             for &variant in &variants {
-                let name = format!("{variant:?} {op:?} {ty:?}").to_lowercase();
-                let reducer = match Reducer::new(ctx, variant, ty, op, args)? {
-                    Ok(r) => r,
-                    Err(reason) => {
-                        report.skip(&name, &reason);
-                        continue;
-                    }
-                };
+                let name = variant_name(variant, op, ty);
+                let Some(reducer) = reducer_or_skip(ctx, variant, ty, op, args, report)? else { continue };
                 for input in &inputs {
                     let mut buffers = reducer.buffers(input)?;
                     let mut rec = Recorder::new(ctx)?;
@@ -131,6 +125,28 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
         }
     }
     Ok(())
+}
+
+fn variant_name(variant: Variant, op: Op, ty: Ty) -> String {
+    format!("{variant:?} {op:?} {ty:?}").to_lowercase()
+}
+
+/// The variant's reducer, or `None` after reporting why the device cannot run it.
+fn reducer_or_skip<'c>(
+    ctx: &'c Context,
+    variant: Variant,
+    ty: Ty,
+    op: Op,
+    args: &Args,
+    report: &mut Report,
+) -> Result<Option<Reducer<'c>>> {
+    Ok(match Reducer::new(ctx, variant, ty, op, args)? {
+        Ok(reducer) => Some(reducer),
+        Err(reason) => {
+            report.skip(&variant_name(variant, op, ty), &reason);
+            None
+        }
+    })
 }
 
 fn or_all<T: Copy>(chosen: &[T], all: &[T]) -> Vec<T> {
@@ -181,21 +197,24 @@ impl<'c> Reducer<'c> {
         let has_arith = ops.has(SubgroupOps::BASIC | SubgroupOps::ARITHMETIC);
         let has_shuffle = ops.has(SubgroupOps::BASIC | SubgroupOps::SHUFFLE);
         let mut defines = vec![(type_define(ty), "1".to_string()), (op_define(op), "1".to_string())];
-        let (shader, needs) = match variant {
-            Variant::Tree => ("02_reduce/tree.comp", true),
-            Variant::Hybrid => ("02_reduce/hybrid.comp", has_arith),
-            Variant::Subgroup => ("02_reduce/subgroup_only.comp", has_arith),
-            Variant::Shuffle => ("02_reduce/shuffle_xor.comp", has_shuffle),
+        let arith = SubgroupOps::BASIC | SubgroupOps::ARITHMETIC;
+        let shuffle = SubgroupOps::BASIC | SubgroupOps::SHUFFLE;
+        let (shader, usable, needs) = match variant {
+            Variant::Tree => ("02_reduce/tree.comp", true, 0),
+            Variant::Hybrid => ("02_reduce/hybrid.comp", has_arith, arith),
+            Variant::Subgroup => ("02_reduce/subgroup_only.comp", has_arith, arith),
+            Variant::Shuffle => ("02_reduce/shuffle_xor.comp", has_shuffle, shuffle),
             Variant::Fast => {
                 if !has_arith && has_shuffle {
                     defines.push(("USE_SHUFFLE", "1".into())); // the fallback without arithmetic
                 }
-                ("02_reduce/fast.comp", has_arith || has_shuffle)
+                ("02_reduce/fast.comp", has_arith || has_shuffle, arith | shuffle)
             }
         };
-        if !needs {
-            let missing = ops.missing(SubgroupOps::BASIC | SubgroupOps::ARITHMETIC | SubgroupOps::SHUFFLE);
-            return Ok(Err(format!("the device lacks subgroup operations {missing:?}")));
+        if !usable {
+            let missing = ops.missing(needs);
+            let either = if variant == Variant::Fast { " (either Arithmetic or Shuffle would do)" } else { "" };
+            return Ok(Err(format!("the device lacks subgroup operations {missing:?}{either}")));
         }
         let smallest = ctx.fixed_subgroup_size().unwrap_or(ctx.caps.min_subgroup_size());
         if variant == Variant::Subgroup && smallest < 2 {
@@ -439,14 +458,8 @@ fn bench(ctx: &Context, args: &Args, variants: &[Variant], types: &[Ty], report:
                 let copy_gbps = copy.gbps;
                 report.bench_row(copy);
                 for &variant in variants {
-                    let name = format!("{variant:?} {op:?} {ty:?}").to_lowercase();
-                    let reducer = match Reducer::new(ctx, variant, ty, op, args)? {
-                        Ok(r) => r,
-                        Err(reason) => {
-                            report.skip(&name, &reason);
-                            continue;
-                        }
-                    };
+                    let name = variant_name(variant, op, ty);
+                    let Some(reducer) = reducer_or_skip(ctx, variant, ty, op, args, report)? else { continue };
                     let mut buffers = reducer.buffers(&input)?;
                     let times =
                         harness::time_gpu(ctx, warmup, iters, |rec| reducer.record(rec, &buffers, input.len()))?;
