@@ -51,9 +51,9 @@ pub fn time_gpu<'r>(
     Ok(GpuTimes { ns })
 }
 
-/// Keep the GPU busy with copies for about `duration` of wall time before measuring, so that
-/// clocks have left their idle state (on the H200 the first bench process measured a copy at
-/// 1.7 TB/s, later ones at 4.1 TB/s, without this).
+/// Keep the GPU busy with copies for about `duration` of wall time before a bench, so that
+/// clocks leave their idle state. (On this session's H200 it was not enough: some processes
+/// still measured the copy at 1.7 TB/s instead of 4.1 TB/s; see docs/src/02_reduce.md.)
 pub fn warm_up(ctx: &Context, duration: std::time::Duration) -> Result<()> {
     let vec4s = 4 << 20; // 64 MiB per buffer
     let src = Buffer::<[u32; 4]>::new(ctx, "warm-up src", vec4s)?;

@@ -130,6 +130,17 @@ impl Report {
         self.results.push(Outcome { variant: variant.into(), size: None, status: Status::Skip, detail: reason.into() });
     }
 
+    /// `Some(value)` when the variant could be built; otherwise record the SKIP with its reason.
+    pub fn skip_unless<T>(&mut self, variant: &str, built: Result<T, String>) -> Option<T> {
+        match built {
+            Ok(value) => Some(value),
+            Err(reason) => {
+                self.skip(variant, &reason);
+                None
+            }
+        }
+    }
+
     /// Record a timing row (see [`crate::time_gpu`]).
     pub fn bench_row(&mut self, row: BenchRow) {
         out(row.line());

@@ -108,7 +108,9 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
             let inputs: Vec<Vec<u32>> = sizes.iter().map(|&n| make_input(ty, op, n as usize, seed)).collect();
             for &variant in &variants {
                 let name = variant_name(variant, op, ty);
-                let Some(reducer) = reducer_or_skip(ctx, variant, ty, op, args, report)? else { continue };
+                let Some(reducer) = report.skip_unless(&name, Reducer::new(ctx, variant, ty, op, args)?) else {
+                    continue;
+                };
                 for input in &inputs {
                     let mut buffers = reducer.buffers(input)?;
                     let mut rec = Recorder::new(ctx)?;
@@ -129,24 +131,6 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
 
 fn variant_name(variant: Variant, op: Op, ty: Ty) -> String {
     format!("{variant:?} {op:?} {ty:?}").to_lowercase()
-}
-
-/// The variant's reducer, or `None` after reporting why the device cannot run it.
-fn reducer_or_skip<'c>(
-    ctx: &'c Context,
-    variant: Variant,
-    ty: Ty,
-    op: Op,
-    args: &Args,
-    report: &mut Report,
-) -> Result<Option<Reducer<'c>>> {
-    Ok(match Reducer::new(ctx, variant, ty, op, args)? {
-        Ok(reducer) => Some(reducer),
-        Err(reason) => {
-            report.skip(&variant_name(variant, op, ty), &reason);
-            None
-        }
-    })
 }
 
 fn or_all<T: Copy>(chosen: &[T], all: &[T]) -> Vec<T> {
@@ -459,7 +443,9 @@ fn bench(ctx: &Context, args: &Args, variants: &[Variant], types: &[Ty], report:
                 report.bench_row(copy);
                 for &variant in variants {
                     let name = variant_name(variant, op, ty);
-                    let Some(reducer) = reducer_or_skip(ctx, variant, ty, op, args, report)? else { continue };
+                    let Some(reducer) = report.skip_unless(&name, Reducer::new(ctx, variant, ty, op, args)?) else {
+                        continue;
+                    };
                     let mut buffers = reducer.buffers(&input)?;
                     let times =
                         harness::time_gpu(ctx, warmup, iters, |rec| reducer.record(rec, &buffers, input.len()))?;

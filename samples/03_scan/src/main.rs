@@ -102,7 +102,9 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
         for &exclusive in &modes {
             for &variant in &variants {
                 let name = variant_name(variant, ty, exclusive);
-                let Some(scanner) = scanner_or_skip(ctx, variant, ty, exclusive, args, report)? else { continue };
+                let Some(scanner) = report.skip_unless(&name, Scanner::new(ctx, variant, ty, exclusive, args)?) else {
+                    continue;
+                };
                 for input in &inputs {
                     let (got, fell_back) = scanner.scan(input).with_context(|| format!("{name} n={}", input.len()))?;
                     let mut result = check(ty, exclusive, input, &got, scanner.chain(input.len()));
@@ -115,24 +117,6 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// The variant's scanner, or `None` after reporting why the device cannot run it.
-fn scanner_or_skip<'c>(
-    ctx: &'c Context,
-    variant: Variant,
-    ty: Ty,
-    exclusive: bool,
-    args: &Args,
-    report: &mut Report,
-) -> Result<Option<Scanner<'c>>> {
-    Ok(match Scanner::new(ctx, variant, ty, exclusive, args)? {
-        Ok(scanner) => Some(scanner),
-        Err(reason) => {
-            report.skip(&variant_name(variant, ty, exclusive), &reason);
-            None
-        }
-    })
 }
 
 fn variant_name(variant: Variant, ty: Ty, exclusive: bool) -> String {
@@ -400,7 +384,9 @@ fn bench(ctx: &Context, args: &Args, variants: &[Variant], types: &[Ty], report:
             report.bench_row(copy);
             for &variant in variants {
                 let name = variant_name(variant, ty, exclusive);
-                let Some(scanner) = scanner_or_skip(ctx, variant, ty, exclusive, args, report)? else { continue };
+                let Some(scanner) = report.skip_unless(&name, Scanner::new(ctx, variant, ty, exclusive, args)?) else {
+                    continue;
+                };
                 let mut b = scanner.buffers(&input)?;
                 let times = harness::time_gpu(ctx, warmup, iters, |rec| scanner.record(rec, &b, input.len()))?;
                 if scanner.single_pass() && !b.completed(input.len().div_ceil(scanner.tile as usize).max(1))? {
