@@ -1,44 +1,85 @@
 // single_pass.comp — chained scan with decoupled look-back (Merrill & Garland, 2016): one pass,
 // one read and one write of every element.
-// One workgroup takes the next tile from an atomic counter (so tiles start in order), scans it,
-// publishes its aggregate at once, then its first subgroup looks back over the predecessors'
-// flags, gl_SubgroupSize tiles per step, summing aggregates until it meets a full prefix;
-// it publishes its own full prefix and the workgroup writes the tile.
+// One workgroup takes the next tile from an atomic counter (so tiles start in order), loads it
+// with coalesced 16-byte loads, scans it, publishes its aggregate at once, then looks back over
+// the predecessors' states, summing aggregates until it meets an inclusive prefix; it
+// publishes its own inclusive prefix and the workgroup writes the tile.
+// A tile's state is one 64-bit word, flag << 32 | value bits, read and written with relaxed
+// device-scope atomics: a reader never sees a flag without the value it announces, so the
+// path needs no memory barrier.
 // If a predecessor makes no progress for SPIN_LIMIT polls (a device without forward progress
-// between workgroups), it sets `stalled` and finishes anyway; the host then discards the result
-// and falls back to reduce-then-scan. It never hangs.
-// Needs: GL_KHR_shader_subgroup_basic, _arithmetic, _ballot, _vote.
+// between workgroups), the workgroup sets `stalled` and finishes anyway; the host then discards
+// the result and falls back to reduce-then-scan. It never hangs.
+// Needs: subgroup basic, arithmetic, ballot, vote, shuffle; shaderInt64 and
+// shaderBufferInt64Atomics.
 #version 450
 #extension GL_KHR_shader_subgroup_ballot : require
 #extension GL_KHR_shader_subgroup_vote : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_EXT_shader_atomic_int64 : require
+#extension GL_KHR_memory_scope_semantics : require
 #include "tile_scan.glsl"
-#include "io.glsl"
 
 layout(local_size_x_id = 0) in;
-// Written by one workgroup and read by others during the dispatch: `coherent` keeps them out
-// of non-coherent caches, `volatile` makes every poll of a flag a real load.
-layout(std430, binding = 2) coherent buffer Aggregates { T aggregate[]; };
-layout(std430, binding = 3) coherent buffer Prefixes { T inclusive_prefix[]; };
-layout(std430, binding = 4) coherent volatile buffer Flags { uint flags[]; };
-layout(std430, binding = 5) coherent buffer Control { uint next_tile; uint stalled; uint tiles_written; };
+layout(std430, binding = 0) readonly buffer Src4 { T4 src4[]; };
+layout(std430, binding = 0) readonly buffer Src1 { T src1[]; };
+layout(std430, binding = 1) writeonly buffer Dst4 { T4 dst4[]; };
+layout(std430, binding = 1) writeonly buffer Dst1 { T dst1[]; };
+// Written by one workgroup and read by others during the dispatch: atomics only.
+layout(std430, binding = 2) buffer TileStates { uint64_t tile_state[]; };
+layout(std430, binding = 3) buffer Control { uint next_tile; uint stalled; uint tiles_written; };
 layout(push_constant) uniform Push { uint n; };
 
 const uint TILE = WORKGROUP_SIZE * ITEMS;
+const uint ROWS = ITEMS / 4;  // 16-byte loads per invocation
 const uint NOT_READY = 0;
-const uint HAS_AGGREGATE = 1;  // aggregate[t] holds the sum of tile t alone
-const uint HAS_PREFIX = 2;     // inclusive_prefix[t] holds the sum of tiles 0..t
+const uint HAS_AGGREGATE = 1;  // the value is the sum of the tile alone
+const uint HAS_PREFIX = 2;     // the value is the sum of tiles 0..t
 // Polls of one window before giving up: a predecessor that has started needs microseconds, so
 // 16384 polls (milliseconds) mean it is not running. Below lavapipe's own cap: llvmpipe ends
 // any loop after 65535 iterations and silently drops the rest of the invocation.
 const uint SPIN_LIMIT = 1u << 14;
 
+#if defined(TYPE_F32)
+#define TO_BITS(x) floatBitsToUint(x)
+#define FROM_BITS(b) uintBitsToFloat(b)
+#else
+#define TO_BITS(x) (x)
+#define FROM_BITS(b) (b)
+#endif
+
+// ANCHOR: state
+void publish(uint tile, uint flag, T value) {
+    uint64_t state = (uint64_t(flag) << 32) | uint64_t(TO_BITS(value));
+    atomicStore(tile_state[tile], state, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+}
+
+// Tiles before the first hold an inclusive prefix of 0.
+uint64_t read_state(int tile) {
+    if (tile < 0) {
+        return uint64_t(HAS_PREFIX) << 32;
+    }
+    return atomicLoad(tile_state[tile], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+}
+#define FLAG(state) uint((state) >> 32)
+#define VALUE(state) FROM_BITS(uint(state))
+// ANCHOR_END: state
+
+// Guarded scalar accesses for the tail tile.
+T load1(uint i) {
+    return i < n ? src1[i] : T(0);
+}
+void store1(uint i, T value) {
+    if (i < n) {
+        dst1[i] = value;
+    }
+}
+
 shared uint tile_id;
 shared T tile_prefix;
 shared uint window_stop;     // wide look-back: the closest window slot with a full prefix
 shared uint window_waiting;  // wide look-back: some slot before it is not ready yet
-
-// Publish value then flag: the barrier makes the value visible device-wide first.
-#define PUBLISH(array, t, value, flag) array[t] = value; memoryBarrierBuffer(); flags[t] = flag
 
 void main() {
 #if CLAIM_IN_START_ORDER
@@ -55,33 +96,64 @@ void main() {
         atomicAdd(next_tile, 1u);  // only counted, for the host's completeness check
     }
 #endif
-    uint first = tile * TILE + gl_LocalInvocationID.x * ITEMS;
-    T items[ITEMS];
-    load_items(first, n, items);
-    T total;
-    T prefix_in_tile = workgroup_exclusive_scan(thread_sum(items), total);
 
-#if WIDE_LOOKBACK
+    // ANCHOR: striped_load
+    // Subgroup s owns a contiguous segment of gl_SubgroupSize × ITEMS elements; row r of it is
+    // gl_SubgroupSize consecutive vec4s, one per lane, so every load instruction of a subgroup
+    // reads one contiguous block (the copy kernel's pattern) at any subgroup size.
+    uint lane = gl_SubgroupInvocationID;
+    uint segment = tile * TILE + gl_SubgroupID * gl_SubgroupSize * ITEMS;
+    uint row_stride = gl_SubgroupSize * 4;
+    bool whole_tile = tile * TILE + TILE <= n;  // uniform: the tail tile takes scalar loads
+    T4 v[ROWS];
+    [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+        uint first = segment + r * row_stride + lane * 4;
+        if (whole_tile) {
+            v[r] = src4[first / 4];
+        } else {
+            v[r] = T4(load1(first), load1(first + 1), load1(first + 2), load1(first + 3));
+        }
+    }
+    // Scan each row across the lanes; carry the row totals along the segment.
+    T lane_prefix[ROWS];  // sum of the segment's elements before this lane's vec4 in row r
+    T segment_sum = T(0);
+    [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+        T own = (v[r].x + v[r].y) + (v[r].z + v[r].w);
+        T before = subgroupExclusiveAdd(own);
+        lane_prefix[r] = segment_sum + before;
+        segment_sum += subgroupShuffle(before + own, gl_SubgroupSize - 1);  // the row's total
+    }
+    // The segments' offsets: a workgroup scan where only each subgroup's last lane brings its
+    // segment's sum, so every lane's exclusive prefix is its segment's offset (no broadcast).
+    T total;
+    T segment_offset = workgroup_exclusive_scan(lane == gl_SubgroupSize - 1 ? segment_sum : T(0), total);
+    // ANCHOR_END: striped_load
+
+#if SKIP_LOOKBACK
+    // Timing experiment only: every tile starts from 0 (not a scan across tiles). It shows
+    // what the load, tile scan and store cost without the chained look-back.
+    T tile_offset = T(0);
+#elif WIDE_LOOKBACK
     // ANCHOR: wide_lookback
-    // The whole workgroup looks back: invocation i reads the flag of tile t-1-i, so one round
+    // The whole workgroup looks back: invocation i reads the state of tile t-1-i, so one round
     // trip covers WORKGROUP_SIZE predecessors. With hundreds of tiles in flight the nearest
     // full prefix is often further back than one subgroup's 32 lanes reach.
     T before = T(0);
     uint me = gl_LocalInvocationIndex;
     if (tile == 0) {
         if (me == 0) {
-            PUBLISH(inclusive_prefix, 0, total, HAS_PREFIX);
+            publish(0, HAS_PREFIX, total);
         }
     } else {
         if (me == 0) {
-            PUBLISH(aggregate, tile, total, HAS_AGGREGATE);
+            publish(tile, HAS_AGGREGATE, total);
         }
 #if PREWAIT
-        // Let one invocation wait for the closest predecessor's aggregate before the whole
-        // workgroup polls its window: while it is not ready, 255 more loads per poll would only
-        // compete with other tiles' data in L2.
+        // Let one invocation wait for the closest predecessor before the whole workgroup polls
+        // its window: while it is not ready, 255 more loads per poll would only compete with
+        // other tiles' data in L2.
         if (me == 0) {
-            for (uint p = 0; p < SPIN_LIMIT && flags[tile - 1] == NOT_READY; ++p) {
+            for (uint p = 0; p < SPIN_LIMIT && FLAG(read_state(int(tile) - 1)) == NOT_READY; ++p) {
             }
         }
         barrier();  // the wait is over (or gave up; the window loop below decides)
@@ -89,8 +161,8 @@ void main() {
         int newest = int(tile) - 1;
         uint polls = 0;
         while (true) {  // uniform: every exit depends on values read after a barrier
-            int t = newest - int(me);
-            uint flag = t >= 0 ? flags[t] : HAS_PREFIX;  // before tile 0: a prefix of 0
+            uint64_t state = read_state(newest - int(me));
+            uint flag = FLAG(state);
             if (me == 0) {
                 window_stop = WORKGROUP_SIZE;
                 window_waiting = 0;
@@ -116,13 +188,8 @@ void main() {
                 }
                 continue;  // poll the window again
             }
-            memoryBarrierBuffer();  // the flags are read before the values they guard
-            T value = T(0);
-            if (me <= stop && t >= 0) {
-                value = flag == HAS_PREFIX ? inclusive_prefix[t] : aggregate[t];
-            }
             T window_sum;
-            workgroup_exclusive_scan(value, window_sum);
+            workgroup_exclusive_scan(me <= stop ? VALUE(state) : T(0), window_sum);
             before += window_sum;
             if (stop < WORKGROUP_SIZE) {
                 break;
@@ -130,7 +197,7 @@ void main() {
             newest -= int(WORKGROUP_SIZE);
         }
         if (me == 0) {
-            PUBLISH(inclusive_prefix, tile, before + total, HAS_PREFIX);
+            publish(tile, HAS_PREFIX, before + total);
         }
     }
     T tile_offset = before;  // the same in every invocation
@@ -141,18 +208,17 @@ void main() {
         T before = T(0);
         if (tile == 0) {
             if (subgroupElect()) {
-                PUBLISH(inclusive_prefix, 0, total, HAS_PREFIX);
+                publish(0, HAS_PREFIX, total);
             }
         } else {
             if (subgroupElect()) {
-                PUBLISH(aggregate, tile, total, HAS_AGGREGATE);
+                publish(tile, HAS_AGGREGATE, total);
             }
-            uint lane = gl_SubgroupInvocationID;
             int newest = int(tile) - 1;  // the window is tiles newest, newest-1, ...
             uint polls = 0;
             while (true) {
-                int t = newest - int(lane);
-                uint flag = t >= 0 ? flags[t] : HAS_PREFIX;  // before tile 0: a prefix of 0
+                uint64_t state = read_state(newest - int(lane));
+                uint flag = FLAG(state);
                 bool found = subgroupAny(flag == HAS_PREFIX);
                 // The closest predecessor with a full prefix ends the look-back.
                 uint stop = found ? subgroupBallotFindLSB(subgroupBallot(flag == HAS_PREFIX)) : gl_SubgroupSize - 1;
@@ -165,19 +231,14 @@ void main() {
                     }
                     continue;  // poll the window again
                 }
-                memoryBarrierBuffer();  // the flags are read before the values they guard
-                T value = T(0);
-                if (lane <= stop && t >= 0) {
-                    value = flag == HAS_PREFIX ? inclusive_prefix[t] : aggregate[t];
-                }
-                before += subgroupAdd(value);
+                before += subgroupAdd(lane <= stop ? VALUE(state) : T(0));
                 if (found) {
                     break;
                 }
                 newest -= int(gl_SubgroupSize);
             }
             if (subgroupElect()) {
-                PUBLISH(inclusive_prefix, tile, before + total, HAS_PREFIX);
+                publish(tile, HAS_PREFIX, before + total);
             }
         }
         if (subgroupElect()) {
@@ -188,7 +249,28 @@ void main() {
     barrier();  // every invocation sees the tile's prefix
     T tile_offset = tile_prefix;
 #endif
-    store_items(first, n, items, tile_offset + prefix_in_tile);
+
+    // ANCHOR: striped_store
+    T base = tile_offset + segment_offset;
+    [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+        // Inclusive sums of the lane's four elements, in the order thread sums were taken.
+        T start = base + lane_prefix[r];
+        T x = start + v[r].x;
+        T y = x + v[r].y;
+        T z = y + v[r].z;
+        T w = z + v[r].w;
+        T4 out4 = EXCLUSIVE == 1 ? T4(start, x, y, z) : T4(x, y, z, w);
+        uint first = segment + r * row_stride + lane * 4;
+        if (whole_tile) {
+            dst4[first / 4] = out4;
+        } else {
+            store1(first, out4.x);
+            store1(first + 1, out4.y);
+            store1(first + 2, out4.z);
+            store1(first + 3, out4.w);
+        }
+    }
+    // ANCHOR_END: striped_store
     // Count finished tiles: the host trusts the output only if every tile got here (lavapipe
     // once ended a workgroup early, after its prefix was published, leaving a tile unwritten).
     barrier();  // every invocation has stored its items

@@ -142,6 +142,16 @@ impl Report {
     }
 
     /// Record a timing row (see [`crate::time_gpu`]).
+    /// Print a kernel's driver statistics on one line (nothing unless `--pipeline-stats`).
+    pub fn pipeline_stats(&mut self, variant: &str, kernel: &vk_compute::Kernel) -> anyhow::Result<()> {
+        let stats = kernel.statistics()?;
+        if !stats.is_empty() {
+            let list: Vec<String> = stats.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            out(format!("STATS {variant} [{}]: {}", kernel.name, list.join(", ")));
+        }
+        Ok(())
+    }
+
     pub fn bench_row(&mut self, row: BenchRow) {
         out(row.line());
         self.bench.push(row);

@@ -44,6 +44,10 @@ pub struct CommonArgs {
     /// to exercise fallbacks and SKIP paths on a device that has them.
     #[arg(long, value_delimiter = ',')]
     pub without_ops: Vec<String>,
+    /// Print each kernel's driver statistics (registers, spills, …) where the device offers
+    /// VK_KHR_pipeline_executable_properties (NVIDIA does; lavapipe 22.3 does not).
+    #[arg(long)]
+    pub pipeline_stats: bool,
 }
 
 impl CommonArgs {
@@ -57,6 +61,7 @@ impl CommonArgs {
             device_index: self.device,
             validate: self.validate,
             subgroup_size: self.subgroup_size,
+            pipeline_statistics: self.pipeline_stats,
             ..Default::default()
         }
     }

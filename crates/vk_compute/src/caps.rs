@@ -107,6 +107,13 @@ pub struct DeviceCaps {
     pub subgroup_extended_types: bool,
     pub vulkan_memory_model: bool,
     pub(crate) vulkan_memory_model_device_scope: bool,
+    /// `shaderInt64`: 64-bit integers in shaders (enabled when offered).
+    pub shader_int64: bool,
+    /// `shaderBufferInt64Atomics`: 64-bit atomics on storage buffers (enabled when offered).
+    pub buffer_int64_atomics: bool,
+    /// VK_KHR_pipeline_executable_properties: the driver can report per-pipeline statistics
+    /// (registers, spills, …); enabled only with [`crate::ContextOptions::pipeline_statistics`].
+    pub pipeline_executable_info: bool,
     /// The `cooperativeMatrix` feature (shapes alone do not say it is enabled-able).
     pub(crate) cooperative_matrix_feature: bool,
     pub coop_mat_shapes: Vec<CoopMatShape>,

@@ -32,6 +32,9 @@ pub struct ContextOptions {
     /// validation layer Debian 12 ships (1.3.239) does not know the extension and reports
     /// its feature structure as an error.
     pub cooperative_matrix: bool,
+    /// Ask the driver for each pipeline's statistics (VK_KHR_pipeline_executable_properties,
+    /// where offered): see [`crate::Kernel::statistics`].
+    pub pipeline_statistics: bool,
 }
 
 impl Default for ContextOptions {
@@ -42,6 +45,7 @@ impl Default for ContextOptions {
             subgroup_size: None,
             fence_timeout: Duration::from_secs(60),
             cooperative_matrix: false,
+            pipeline_statistics: false,
         }
     }
 }
@@ -72,6 +76,8 @@ pub struct Context {
     /// Valid bits of the queue's timestamps (0: no timestamps).
     pub(crate) timestamp_valid_bits: u32,
     pub(crate) device: ash::Device,
+    /// Loaded when pipeline statistics were asked for and the device offers them.
+    pub(crate) executable_properties: Option<ash::khr::pipeline_executable_properties::Device>,
     /// Set when a fence wait timed out: the GPU may still run, so nothing is destroyed.
     pub(crate) hung: AtomicBool,
     messenger: Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>,
@@ -266,6 +272,8 @@ fn query_caps(
     let mut mem_model = vk::PhysicalDeviceVulkanMemoryModelFeatures::default();
     let mut size_ctl_features = vk::PhysicalDeviceSubgroupSizeControlFeatures::default();
     let mut coop_features = vk::PhysicalDeviceCooperativeMatrixFeaturesKHR::default();
+    let mut atomic64 = vk::PhysicalDeviceShaderAtomicInt64Features::default();
+    let mut executable = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default();
     let mut feats2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut f16);
     if v12 || has(ash::khr::shader_float16_int8::NAME) {
         feats2 = feats2.push_next(&mut f16i8);
@@ -282,8 +290,15 @@ fn query_caps(
     if has(ash::khr::cooperative_matrix::NAME) {
         feats2 = feats2.push_next(&mut coop_features);
     }
+    if v12 || has(ash::khr::shader_atomic_int64::NAME) {
+        feats2 = feats2.push_next(&mut atomic64);
+    }
+    if has(ash::khr::pipeline_executable_properties::NAME) {
+        feats2 = feats2.push_next(&mut executable);
+    }
     // SAFETY: as above, only structures the device knows.
     unsafe { instance.get_physical_device_features2(pd, &mut feats2) };
+    let shader_int64 = feats2.features.shader_int64 != 0;
 
     let mut coop_mat_shapes = Vec::new();
     if has(ash::khr::cooperative_matrix::NAME) {
@@ -328,6 +343,9 @@ fn query_caps(
         vulkan_memory_model: mem_model.vulkan_memory_model != 0,
         vulkan_memory_model_device_scope: mem_model.vulkan_memory_model_device_scope != 0,
         cooperative_matrix_feature: coop_features.cooperative_matrix != 0,
+        shader_int64,
+        buffer_int64_atomics: atomic64.shader_buffer_int64_atomics != 0,
+        pipeline_executable_info: executable.pipeline_executable_info != 0,
         coop_mat_shapes,
         // Name, type, version and limits: what a 1.0 query already gives.
         ..minimal_caps(&base, api, index, extensions)
@@ -364,6 +382,9 @@ fn minimal_caps(base: &vk::PhysicalDeviceProperties, api: u32, index: usize, ext
         vulkan_memory_model: false,
         vulkan_memory_model_device_scope: false,
         cooperative_matrix_feature: false,
+        shader_int64: false,
+        buffer_int64_atomics: false,
+        pipeline_executable_info: false,
         coop_mat_shapes: Vec::new(),
         raw_api_version: api,
         extensions,
@@ -468,11 +489,13 @@ impl Context {
             Ok(v) => v,
             Err(e) => return Err((e, messenger)),
         };
-        let device = match create_device(&instance, physical_device, &caps, options.cooperative_matrix) {
+        let device = match create_device(&instance, physical_device, &caps, &options) {
             Ok(d) => d,
             Err(e) => return Err((e, messenger)),
         };
-        let (device, queue_family, timestamp_valid_bits) = device;
+        let (device, queue_family, timestamp_valid_bits, executable_info) = device;
+        let executable_properties =
+            executable_info.then(|| ash::khr::pipeline_executable_properties::Device::new(&instance, &device));
         // SAFETY: the queue family was requested with one queue at device creation.
         let queue = unsafe { device.get_device_queue(queue_family, 0) };
         let pool_info = vk::CommandPoolCreateInfo::default()
@@ -515,6 +538,7 @@ impl Context {
             queue,
             timestamp_valid_bits,
             device,
+            executable_properties,
             hung: AtomicBool::new(false),
             messenger,
             validation,
@@ -560,8 +584,8 @@ fn create_device(
     instance: &ash::Instance,
     pd: vk::PhysicalDevice,
     caps: &DeviceCaps,
-    cooperative_matrix: bool,
-) -> Result<(ash::Device, u32, u32)> {
+    options: &ContextOptions,
+) -> Result<(ash::Device, u32, u32, bool)> {
     // SAFETY: `pd` comes from `instance`.
     let families = unsafe { instance.get_physical_device_queue_family_properties(pd) };
     let compute = |f: &vk::QueueFamilyProperties| f.queue_flags.contains(vk::QueueFlags::COMPUTE);
@@ -586,7 +610,11 @@ fn create_device(
     let float16 = want(ash::khr::shader_float16_int8::NAME, v12);
     let ext_types = want(ash::khr::shader_subgroup_extended_types::NAME, v12);
     let mem_model = want(ash::khr::vulkan_memory_model::NAME, v12);
-    let coop_mat = cooperative_matrix && want(ash::khr::cooperative_matrix::NAME, false);
+    let coop_mat = options.cooperative_matrix && want(ash::khr::cooperative_matrix::NAME, false);
+    let atomic_int64 = want(ash::khr::shader_atomic_int64::NAME, v12);
+    let executable_info = options.pipeline_statistics
+        && caps.pipeline_executable_info
+        && want(ash::khr::pipeline_executable_properties::NAME, false);
 
     // Enable exactly what was queried as supported (caps) and the samples use.
     let sc = caps.size_control.clone();
@@ -603,6 +631,10 @@ fn create_device(
         .vulkan_memory_model_device_scope(caps.vulkan_memory_model_device_scope);
     let mut coop =
         vk::PhysicalDeviceCooperativeMatrixFeaturesKHR::default().cooperative_matrix(caps.cooperative_matrix_feature);
+    let mut atomic64 =
+        vk::PhysicalDeviceShaderAtomicInt64Features::default().shader_buffer_int64_atomics(caps.buffer_int64_atomics);
+    let mut executable =
+        vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default().pipeline_executable_info(true);
     // SAFETY: `pd` comes from `instance`.
     let core = unsafe { instance.get_physical_device_features(pd) };
     let core_features = vk::PhysicalDeviceFeatures::default()
@@ -634,11 +666,17 @@ fn create_device(
     if coop_mat {
         info = info.push_next(&mut coop);
     }
+    if atomic_int64 {
+        info = info.push_next(&mut atomic64);
+    }
+    if executable_info {
+        info = info.push_next(&mut executable);
+    }
     // SAFETY: every structure in the chain is core at the device's version or its extension
     // is enabled; all pointers refer to locals alive across the call.
     let device = unsafe { instance.create_device(pd, &info, None) }
         .with_context(|| format!("create a Vulkan device on {}", caps.name))?;
-    Ok((device, family as u32, timestamp_valid_bits))
+    Ok((device, family as u32, timestamp_valid_bits, executable_info))
 }
 
 impl Drop for Context {

@@ -127,7 +127,10 @@ impl<'c> Kernel<'c> {
         {
             stage = stage.flags(vk::PipelineShaderStageCreateFlags::REQUIRE_FULL_SUBGROUPS);
         }
-        let info = [vk::ComputePipelineCreateInfo::default().stage(stage).layout(kernel.layout)];
+        let mut info = [vk::ComputePipelineCreateInfo::default().stage(stage).layout(kernel.layout)];
+        if ctx.executable_properties.is_some() {
+            info[0] = info[0].flags(vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR);
+        }
         // SAFETY: module, layout and chained structures are alive; the features the flags
         // need were enabled at device creation (checked above).
         let pipelines = unsafe { ctx.device.create_compute_pipelines(vk::PipelineCache::null(), &info, None) };
@@ -136,6 +139,45 @@ impl<'c> Kernel<'c> {
         kernel.pipeline =
             pipelines.map_err(|(_, e)| e).with_context(|| format!("create compute pipeline for {}", desc.shader))?[0];
         Ok(kernel)
+    }
+}
+
+impl Kernel<'_> {
+    /// The driver's statistics of this pipeline's executables (e.g. NVIDIA's register count),
+    /// as (executable: name, value) pairs; empty unless the context was created with
+    /// `pipeline_statistics` on a device offering VK_KHR_pipeline_executable_properties.
+    pub fn statistics(&self) -> Result<Vec<(String, String)>> {
+        let Some(loader) = &self.ctx.executable_properties else {
+            return Ok(Vec::new());
+        };
+        let pipeline_info = vk::PipelineInfoKHR::default().pipeline(self.pipeline);
+        // SAFETY: the pipeline was created with CAPTURE_STATISTICS by this device, and the
+        // feature was enabled.
+        let executables = unsafe { loader.get_pipeline_executable_properties(&pipeline_info) }
+            .context("get pipeline executable properties")?;
+        let mut out = Vec::new();
+        for (index, executable) in executables.iter().enumerate() {
+            let name = executable.name_as_c_str().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            let info = vk::PipelineExecutableInfoKHR::default().pipeline(self.pipeline).executable_index(index as u32);
+            // SAFETY: as above; `index` is below the executable count just returned.
+            let stats = unsafe { loader.get_pipeline_executable_statistics(&info) }
+                .context("get pipeline executable statistics")?;
+            for stat in stats {
+                let key = stat.name_as_c_str().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+                // SAFETY: `format` says which union member the driver wrote.
+                let value = unsafe {
+                    match stat.format {
+                        vk::PipelineExecutableStatisticFormatKHR::BOOL32 => (stat.value.b32 != 0).to_string(),
+                        vk::PipelineExecutableStatisticFormatKHR::INT64 => stat.value.i64.to_string(),
+                        vk::PipelineExecutableStatisticFormatKHR::UINT64 => stat.value.u64.to_string(),
+                        vk::PipelineExecutableStatisticFormatKHR::FLOAT64 => stat.value.f64.to_string(),
+                        _ => "?".into(),
+                    }
+                };
+                out.push((format!("{name}: {key}"), value));
+            }
+        }
+        Ok(out)
     }
 }
 

@@ -50,6 +50,10 @@ struct Args {
     /// one invocation first waiting for the closest predecessor.
     #[arg(long, hide = true)]
     no_prewait: bool,
+    /// single-pass timing experiment: every tile starts from 0 instead of looking back (the
+    /// result is not a scan and is not checked); shows what the look-back costs.
+    #[arg(long, hide = true)]
+    skip_lookback: bool,
 }
 
 harness::sample_args!(Args);
@@ -141,13 +145,16 @@ struct Scanner<'c> {
 struct Buffers<'c> {
     input: Buffer<'c, u32>,
     output: Buffer<'c, u32>,
-    /// Per tile: partial sums (reduce-then-scan) or aggregates (single-pass).
+    /// reduce-then-scan: per-tile sums, then their prefixes.
     partials: Buffer<'c, u32>,
-    /// single-pass: per-tile inclusive prefixes, flags, and [next tile, stalled, tiles written].
-    prefixes: Buffer<'c, u32>,
-    flags: Buffer<'c, u32>,
+    /// single-pass: per-tile state (flag << 32 | value bits), and [next tile, stalled, tiles
+    /// written].
+    tile_states: Buffer<'c, u64>,
     control: Buffer<'c, u32>,
 }
+
+/// single-pass: the flag of a tile state that holds the inclusive prefix.
+const HAS_PREFIX: u64 = 2;
 
 impl<'c> Scanner<'c> {
     fn new(ctx: &'c Context, variant: Variant, ty: Ty, exclusive: bool, args: &Args) -> Result<Result<Self, String>> {
@@ -168,12 +175,21 @@ impl<'c> Scanner<'c> {
             Variant::Intrinsic => ("SCAN_INTRINSIC", SubgroupOps::BASIC | SubgroupOps::ARITHMETIC),
             Variant::SinglePass => (
                 "SCAN_INTRINSIC",
-                SubgroupOps::BASIC | SubgroupOps::ARITHMETIC | SubgroupOps::BALLOT | SubgroupOps::VOTE,
+                SubgroupOps::BASIC
+                    | SubgroupOps::ARITHMETIC
+                    | SubgroupOps::BALLOT
+                    | SubgroupOps::VOTE
+                    | SubgroupOps::SHUFFLE,
             ),
         };
         let ops = ctx.caps.subgroup_ops;
         if !ops.has(needs) {
             return Ok(Err(format!("the device lacks subgroup operations {:?}", ops.missing(needs))));
+        }
+        if variant == Variant::SinglePass && !(ctx.caps.shader_int64 && ctx.caps.buffer_int64_atomics) {
+            return Ok(Err("the device lacks 64-bit buffer atomics (shaderInt64, shaderBufferInt64Atomics), \
+                 which hold each tile's flag and value in one word"
+                .into()));
         }
         let defines = |pass: Option<u32>| {
             let mut d = vec![
@@ -184,6 +200,7 @@ impl<'c> Scanner<'c> {
                 ("CLAIM_IN_START_ORDER", u32::from(!args.tile_by_workgroup_id).to_string()),
                 ("WIDE_LOOKBACK", u32::from(!args.narrow_lookback).to_string()),
                 ("PREWAIT", u32::from(!args.no_prewait).to_string()),
+                ("SKIP_LOOKBACK", u32::from(args.skip_lookback).to_string()),
             ];
             if let Some(p) = pass {
                 d.push(("PASS", p.to_string()));
@@ -203,7 +220,7 @@ impl<'c> Scanner<'c> {
         };
         if variant == Variant::SinglePass {
             let fallback = Scanner::new(ctx, Variant::Intrinsic, ty, exclusive, args)?.map(Box::new).ok();
-            let kernels = vec![kernel("03_scan/single_pass.comp", None, 6)?];
+            let kernels = vec![kernel("03_scan/single_pass.comp", None, 4)?];
             return Ok(Ok(Scanner { ctx, items, tile: workgroup * items, kernels, fallback }));
         }
         let kernels =
@@ -222,8 +239,7 @@ impl<'c> Scanner<'c> {
             input: Buffer::from_slice(ctx, "input", input)?,
             output: Buffer::new(ctx, "output", input.len())?,
             partials: Buffer::new(ctx, "partials", tiles)?,
-            prefixes: Buffer::new(ctx, "prefixes", tiles)?,
-            flags: Buffer::new(ctx, "flags", tiles)?,
+            tile_states: Buffer::new(ctx, "tile states", tiles)?,
             control: Buffer::new(ctx, "control", 3)?,
         };
         let mut rec = Recorder::new(ctx)?;
@@ -240,12 +256,11 @@ impl<'c> Scanner<'c> {
         let tiles = (n as u32).div_ceil(self.tile).max(1);
         let io = [b.input.binding(), b.output.binding()];
         if self.single_pass() {
-            rec.fill(&b.flags, 0);
+            rec.fill(&b.tile_states, 0);
             rec.fill(&b.control, 0);
-            // Flags and the tile counter are zero before any workgroup reads them.
+            // Tile states (NOT_READY) and the tile counter are zero before any workgroup reads them.
             rec.barrier(Barrier::TransferToCompute);
-            let bindings =
-                [io[0], io[1], b.partials.binding(), b.prefixes.binding(), b.flags.binding(), b.control.binding()];
+            let bindings = [io[0], io[1], b.tile_states.binding(), b.control.binding()];
             rec.dispatch(&self.kernels[0], &bindings, &(n as u32), [tiles, 1, 1])?;
             // The output is complete before anything reads it (readback or the next repeat).
             rec.barrier(Barrier::ComputeToCompute);
@@ -300,7 +315,7 @@ impl Buffers<'_> {
     /// and wrote its elements; none gave up.
     fn completed(&mut self, tiles: usize) -> Result<bool> {
         let control = self.control.download()?;
-        let all_published = self.flags.download()?.iter().all(|&f| f == 2); // HAS_PREFIX
+        let all_published = self.tile_states.download()?.iter().all(|&s| s >> 32 == HAS_PREFIX);
         Ok(control[0] as usize == tiles && control[1] == 0 && control[2] as usize == tiles && all_published)
     }
 }
@@ -387,14 +402,25 @@ fn bench(ctx: &Context, args: &Args, variants: &[Variant], types: &[Ty], report:
                 let Some(scanner) = report.skip_unless(&name, Scanner::new(ctx, variant, ty, exclusive, args)?) else {
                     continue;
                 };
+                for kernel in &scanner.kernels {
+                    report.pipeline_stats(&name, kernel)?;
+                }
                 let mut b = scanner.buffers(&input)?;
                 let times = harness::time_gpu(ctx, warmup, iters, |rec| scanner.record(rec, &b, input.len()))?;
-                if scanner.single_pass() && !b.completed(input.len().div_ceil(scanner.tile as usize).max(1))? {
+                let skip_lookback = args.skip_lookback && scanner.single_pass();
+                if scanner.single_pass()
+                    && !skip_lookback
+                    && !b.completed(input.len().div_ceil(scanner.tile as usize).max(1))?
+                {
                     report.skip(&name, "workgroups stalled (no forward progress): not timed");
                     continue;
                 }
                 let got = b.output.download()?;
-                report.check(&name, Some(n), &check(ty, exclusive, &input, &got, scanner.chain(input.len())));
+                if skip_lookback {
+                    report.skip(&name, "--skip-lookback timing experiment: the result is not a scan, not checked");
+                } else {
+                    report.check(&name, Some(n), &check(ty, exclusive, &input, &got, scanner.chain(input.len())));
+                }
                 report.bench_row(BenchRow::new(&name, n, 2 * n * 4, 0, &times, Some(copy_gbps)));
             }
         }
