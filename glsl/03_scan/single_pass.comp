@@ -1,9 +1,11 @@
 // single_pass.comp — chained scan with decoupled look-back (Merrill & Garland, 2016): one pass,
 // one read and one write of every element.
-// One workgroup takes the next tile from an atomic counter (so tiles start in order), loads it
-// with coalesced 16-byte loads, scans it, publishes its aggregate at once, then looks back over
-// the predecessors' states, summing aggregates until it meets an inclusive prefix; it
-// publishes its own inclusive prefix and the workgroup writes the tile.
+// Persistent workgroups take tiles from an atomic counter (so tiles are taken in order, by
+// running workgroups). Per tile: coalesced 16-byte loads, a scan of the tile, its aggregate
+// published at once, a look-back over the predecessors' states (summing aggregates until an
+// inclusive prefix) and its own inclusive prefix published; then the tile is written. The
+// next tile is claimed and its loads issued before this tile's look-back, so a workgroup keeps
+// memory busy while it waits for its predecessors.
 // A tile's state is one 64-bit word, flag << 32 | value bits, read and written with relaxed
 // device-scope atomics: a reader never sees a flag without the value it announces, so the
 // path needs no memory barrier.
@@ -76,191 +78,62 @@ void store1(uint i, T value) {
     }
 }
 
-shared uint tile_id;
-shared T tile_prefix;
-shared uint window_stop;     // wide look-back: the closest window slot with a full prefix
-shared uint window_waiting;  // wide look-back: some slot before it is not ready yet
-
-void main() {
-#if CLAIM_IN_START_ORDER
-    if (gl_LocalInvocationIndex == 0) {
-        tile_id = atomicAdd(next_tile, 1u);  // in start order, so predecessors are running
-    }
-    barrier();  // every invocation knows the tile
-    uint tile = tile_id;
-#else
-    // Experiment: trust that workgroups start in ID order (true on NVIDIA in practice, not
-    // promised by Vulkan; a stall is detected and falls back). Saves a round trip per tile.
-    uint tile = gl_WorkGroupID.x;
-    if (gl_LocalInvocationIndex == 0) {
-        atomicAdd(next_tile, 1u);  // only counted, for the host's completeness check
-    }
-#endif
-
-    // ANCHOR: striped_load
-    // Subgroup s owns a contiguous segment of gl_SubgroupSize × ITEMS elements; row r of it is
-    // gl_SubgroupSize consecutive vec4s, one per lane, so every load instruction of a subgroup
-    // reads one contiguous block (the copy kernel's pattern) at any subgroup size.
-    uint lane = gl_SubgroupInvocationID;
+// ANCHOR: striped_load
+// Subgroup s owns a contiguous segment of gl_SubgroupSize × ITEMS elements of the tile; row r
+// of it is gl_SubgroupSize consecutive vec4s, one per lane, so every load instruction of a
+// subgroup reads one contiguous block (the copy kernel's pattern) at any subgroup size.
+uint row_first(uint tile, uint r) {
     uint segment = tile * TILE + gl_SubgroupID * gl_SubgroupSize * ITEMS;
-    uint row_stride = gl_SubgroupSize * 4;
+    return segment + r * gl_SubgroupSize * 4 + gl_SubgroupInvocationID * 4;
+}
+
+void load_tile(uint tile, out T4 v[ROWS]) {
     bool whole_tile = tile * TILE + TILE <= n;  // uniform: the tail tile takes scalar loads
-    T4 v[ROWS];
     [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-        uint first = segment + r * row_stride + lane * 4;
+        uint first = row_first(tile, r);
         if (whole_tile) {
             v[r] = src4[first / 4];
         } else {
             v[r] = T4(load1(first), load1(first + 1), load1(first + 2), load1(first + 3));
         }
     }
-    // Scan each row across the lanes; carry the row totals along the segment.
-    T lane_prefix[ROWS];  // sum of the segment's elements before this lane's vec4 in row r
+}
+// ANCHOR_END: striped_load
+
+// ANCHOR: tile_scan
+// Scan each row across the lanes, carry the row totals along the segment, then scan the
+// segments' sums over the workgroup. Sets lane_prefix[r] (elements of the tile before this
+// lane's vec4 in row r) and total (the tile's sum). Every invocation must call it.
+void scan_tile(T4 v[ROWS], out T lane_prefix[ROWS], out T total) {
     T segment_sum = T(0);
+    T within[ROWS];
     [[unroll]] for (uint r = 0; r < ROWS; ++r) {
         T own = (v[r].x + v[r].y) + (v[r].z + v[r].w);
         T before = subgroupExclusiveAdd(own);
-        lane_prefix[r] = segment_sum + before;
+        within[r] = segment_sum + before;
         segment_sum += subgroupShuffle(before + own, gl_SubgroupSize - 1);  // the row's total
     }
-    // The segments' offsets: a workgroup scan where only each subgroup's last lane brings its
-    // segment's sum, so every lane's exclusive prefix is its segment's offset (no broadcast).
-    T total;
-    T segment_offset = workgroup_exclusive_scan(lane == gl_SubgroupSize - 1 ? segment_sum : T(0), total);
-    // ANCHOR_END: striped_load
-
-#if SKIP_LOOKBACK
-    // Timing experiment only: every tile starts from 0 (not a scan across tiles). It shows
-    // what the load, tile scan and store cost without the chained look-back.
-    T tile_offset = T(0);
-#elif WIDE_LOOKBACK
-    // ANCHOR: wide_lookback
-    // The whole workgroup looks back: invocation i reads the state of tile t-1-i, so one round
-    // trip covers WORKGROUP_SIZE predecessors. With hundreds of tiles in flight the nearest
-    // full prefix is often further back than one subgroup's 32 lanes reach.
-    T before = T(0);
-    uint me = gl_LocalInvocationIndex;
-    if (tile == 0) {
-        if (me == 0) {
-            publish(0, HAS_PREFIX, total);
-        }
-    } else {
-        if (me == 0) {
-            publish(tile, HAS_AGGREGATE, total);
-        }
-#if PREWAIT
-        // Let one invocation wait for the closest predecessor before the whole workgroup polls
-        // its window: while it is not ready, 255 more loads per poll would only compete with
-        // other tiles' data in L2.
-        if (me == 0) {
-            for (uint p = 0; p < SPIN_LIMIT && FLAG(read_state(int(tile) - 1)) == NOT_READY; ++p) {
-            }
-        }
-        barrier();  // the wait is over (or gave up; the window loop below decides)
-#endif
-        int newest = int(tile) - 1;
-        uint polls = 0;
-        while (true) {  // uniform: every exit depends on values read after a barrier
-            uint64_t state = read_state(newest - int(me));
-            uint flag = FLAG(state);
-            if (me == 0) {
-                window_stop = WORKGROUP_SIZE;
-                window_waiting = 0;
-            }
-            barrier();  // reset before anyone votes
-            if (flag == HAS_PREFIX) {
-                atomicMin(window_stop, me);  // the closest full prefix ends the look-back
-            }
-            barrier();  // the closest prefix is known
-            uint stop = window_stop;  // WORKGROUP_SIZE: none in this window, take all
-            if (me <= stop && flag == NOT_READY) {
-                atomicOr(window_waiting, 1u);
-            }
-            barrier();  // every vote is in
-            bool waiting = window_waiting != 0;
-            barrier();  // everyone has read the votes before the next reset
-            if (waiting) {
-                if (++polls > SPIN_LIMIT) {  // uniform: no forward progress, give up
-                    if (me == 0) {
-                        atomicOr(stalled, 1u);
-                    }
-                    break;
-                }
-                continue;  // poll the window again
-            }
-            T window_sum;
-            workgroup_exclusive_scan(me <= stop ? VALUE(state) : T(0), window_sum);
-            before += window_sum;
-            if (stop < WORKGROUP_SIZE) {
-                break;
-            }
-            newest -= int(WORKGROUP_SIZE);
-        }
-        if (me == 0) {
-            publish(tile, HAS_PREFIX, before + total);
-        }
-    }
-    T tile_offset = before;  // the same in every invocation
-    // ANCHOR_END: wide_lookback
-#else
-    // ANCHOR: lookback
-    if (gl_SubgroupID == 0) {
-        T before = T(0);
-        if (tile == 0) {
-            if (subgroupElect()) {
-                publish(0, HAS_PREFIX, total);
-            }
-        } else {
-            if (subgroupElect()) {
-                publish(tile, HAS_AGGREGATE, total);
-            }
-            int newest = int(tile) - 1;  // the window is tiles newest, newest-1, ...
-            uint polls = 0;
-            while (true) {
-                uint64_t state = read_state(newest - int(lane));
-                uint flag = FLAG(state);
-                bool found = subgroupAny(flag == HAS_PREFIX);
-                // The closest predecessor with a full prefix ends the look-back.
-                uint stop = found ? subgroupBallotFindLSB(subgroupBallot(flag == HAS_PREFIX)) : gl_SubgroupSize - 1;
-                if (subgroupAny(lane <= stop && flag == NOT_READY)) {
-                    if (++polls > SPIN_LIMIT) {  // uniform: no forward progress, give up
-                        if (subgroupElect()) {
-                            atomicOr(stalled, 1u);
-                        }
-                        break;
-                    }
-                    continue;  // poll the window again
-                }
-                before += subgroupAdd(lane <= stop ? VALUE(state) : T(0));
-                if (found) {
-                    break;
-                }
-                newest -= int(gl_SubgroupSize);
-            }
-            if (subgroupElect()) {
-                publish(tile, HAS_PREFIX, before + total);
-            }
-        }
-        if (subgroupElect()) {
-            tile_prefix = before;
-        }
-    }
-    // ANCHOR_END: lookback
-    barrier();  // every invocation sees the tile's prefix
-    T tile_offset = tile_prefix;
-#endif
-
-    // ANCHOR: striped_store
-    T base = tile_offset + segment_offset;
+    // Only each subgroup's last lane brings its segment's sum, so every lane's exclusive
+    // prefix is its segment's offset (no broadcast needed).
+    bool last_lane = gl_SubgroupInvocationID == gl_SubgroupSize - 1;
+    T segment_offset = workgroup_exclusive_scan(last_lane ? segment_sum : T(0), total);
     [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-        // Inclusive sums of the lane's four elements, in the order thread sums were taken.
-        T start = base + lane_prefix[r];
+        lane_prefix[r] = segment_offset + within[r];
+    }
+}
+// ANCHOR_END: tile_scan
+
+void store_tile(uint tile, T4 v[ROWS], T lane_prefix[ROWS], T tile_offset) {
+    bool whole_tile = tile * TILE + TILE <= n;
+    [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+        // Running sums of the lane's four elements.
+        T start = tile_offset + lane_prefix[r];
         T x = start + v[r].x;
         T y = x + v[r].y;
         T z = y + v[r].z;
         T w = z + v[r].w;
         T4 out4 = EXCLUSIVE == 1 ? T4(start, x, y, z) : T4(x, y, z, w);
-        uint first = segment + r * row_stride + lane * 4;
+        uint first = row_first(tile, r);
         if (whole_tile) {
             dst4[first / 4] = out4;
         } else {
@@ -270,11 +143,175 @@ void main() {
             store1(first + 3, out4.w);
         }
     }
-    // ANCHOR_END: striped_store
+}
+
+shared uint claimed_tile;
+shared uint window_stop;     // wide look-back: the closest window slot with a full prefix
+shared uint window_waiting;  // wide look-back: some slot before it is not ready yet
+shared T narrow_prefix;      // narrow look-back: the first subgroup's result for the others
+
+// ANCHOR: lookback
+// Publish the tile's aggregate, find the sum of all tiles before it, publish its inclusive
+// prefix; returns that sum. Every invocation must call it (it has barriers).
+T look_back(uint tile, T total) {
+    uint me = gl_LocalInvocationIndex;
+    if (tile == 0) {
+        if (me == 0) {
+            publish(0, HAS_PREFIX, total);
+        }
+        return T(0);
+    }
+    if (me == 0) {
+        publish(tile, HAS_AGGREGATE, total);
+    }
+    T before = T(0);
+#if WIDE_LOOKBACK
+    // The whole workgroup looks back: invocation i reads the state of tile t-1-i, so one round
+    // trip covers WORKGROUP_SIZE predecessors.
+#if PREWAIT
+    // One invocation first waits for the closest predecessor: while it is not ready, the
+    // other invocations' loads would only compete with other tiles' data in L2.
+    if (me == 0) {
+        for (uint p = 0; p < SPIN_LIMIT && FLAG(read_state(int(tile) - 1)) == NOT_READY; ++p) {
+        }
+    }
+    barrier();  // the wait is over (or gave up; the window loop below decides)
+#endif
+    int newest = int(tile) - 1;
+    uint polls = 0;
+    while (true) {  // uniform: every exit depends on values read after a barrier
+        uint64_t state = read_state(newest - int(me));
+        uint flag = FLAG(state);
+        if (me == 0) {
+            window_stop = WORKGROUP_SIZE;
+            window_waiting = 0;
+        }
+        barrier();  // reset before anyone votes
+        if (flag == HAS_PREFIX) {
+            atomicMin(window_stop, me);  // the closest full prefix ends the look-back
+        }
+        barrier();  // the closest prefix is known
+        uint stop = window_stop;  // WORKGROUP_SIZE: none in this window, take all
+        if (me <= stop && flag == NOT_READY) {
+            atomicOr(window_waiting, 1u);
+        }
+        barrier();  // every vote is in
+        bool waiting = window_waiting != 0;
+        barrier();  // everyone has read the votes before the next reset
+        if (waiting) {
+            if (++polls > SPIN_LIMIT) {  // uniform: no forward progress, give up
+                if (me == 0) {
+                    atomicOr(stalled, 1u);
+                }
+                break;
+            }
+            continue;  // poll the window again
+        }
+        T window_sum;
+        workgroup_exclusive_scan(me <= stop ? VALUE(state) : T(0), window_sum);
+        before += window_sum;
+        if (stop < WORKGROUP_SIZE) {
+            break;
+        }
+        newest -= int(WORKGROUP_SIZE);
+    }
+#else
+    // The first subgroup looks back, gl_SubgroupSize tiles per round trip.
+    if (gl_SubgroupID == 0) {
+        uint lane = gl_SubgroupInvocationID;
+        int newest = int(tile) - 1;  // the window is tiles newest, newest-1, ...
+        uint polls = 0;
+        while (true) {
+            uint64_t state = read_state(newest - int(lane));
+            uint flag = FLAG(state);
+            bool found = subgroupAny(flag == HAS_PREFIX);
+            // The closest predecessor with a full prefix ends the look-back.
+            uint stop = found ? subgroupBallotFindLSB(subgroupBallot(flag == HAS_PREFIX)) : gl_SubgroupSize - 1;
+            if (subgroupAny(lane <= stop && flag == NOT_READY)) {
+                if (++polls > SPIN_LIMIT) {  // uniform: no forward progress, give up
+                    if (subgroupElect()) {
+                        atomicOr(stalled, 1u);
+                    }
+                    break;
+                }
+                continue;  // poll the window again
+            }
+            before += subgroupAdd(lane <= stop ? VALUE(state) : T(0));
+            if (found) {
+                break;
+            }
+            newest -= int(gl_SubgroupSize);
+        }
+        if (subgroupElect()) {
+            narrow_prefix = before;
+        }
+    }
+    barrier();  // every invocation sees the tile's prefix
+    before = narrow_prefix;
+    barrier();  // read before the next tile's look-back overwrites it
+#endif
+    if (me == 0) {
+        publish(tile, HAS_PREFIX, before + total);
+    }
+    return before;
+}
+// ANCHOR_END: lookback
+
+void main() {
+    uint tiles = max(1u, (n + TILE - 1) / TILE);
+    uint me = gl_LocalInvocationIndex;
+    if (me == 0) {
+        claimed_tile = atomicAdd(next_tile, 1u);  // in claim order, so predecessors are running
+    }
+    barrier();  // every invocation knows the first tile
+    uint tile = claimed_tile;
+    barrier();  // read before the next claim overwrites it
+    if (tile >= tiles) {
+        return;  // uniform: a workgroup that started after all tiles were taken
+    }
+    uint done = 0;
+    T4 v[ROWS];
+    load_tile(tile, v);
+    // ANCHOR: pipeline
+    while (true) {  // uniform: `tile` comes from shared memory after a barrier
+        // Claim the next tile now; the answer is first needed after this tile's scan.
+        uint next_claim = 0;
+        if (me == 0) {
+            next_claim = atomicAdd(next_tile, 1u);
+        }
+        T lane_prefix[ROWS];
+        T total;
+        scan_tile(v, lane_prefix, total);
+        if (me == 0) {
+            claimed_tile = next_claim;
+        }
+        barrier();  // every invocation knows the next tile
+        uint next = claimed_tile;
+        // The next tile's loads are in flight during this tile's look-back and stores.
+        T4 w[ROWS];
+        if (next < tiles) {
+            load_tile(next, w);
+        }
+#if SKIP_LOOKBACK
+        // Timing experiment only: every tile starts from 0 (not a scan across tiles). It shows
+        // what the loads, tile scans and stores cost without the chained look-back.
+        T tile_offset = T(0);
+#else
+        T tile_offset = look_back(tile, total);
+#endif
+        store_tile(tile, v, lane_prefix, tile_offset);
+        ++done;
+        if (next >= tiles) {
+            break;
+        }
+        tile = next;
+        v = w;
+    }
+    // ANCHOR_END: pipeline
     // Count finished tiles: the host trusts the output only if every tile got here (lavapipe
     // once ended a workgroup early, after its prefix was published, leaving a tile unwritten).
     barrier();  // every invocation has stored its items
-    if (gl_LocalInvocationIndex == 0) {
-        atomicAdd(tiles_written, 1u);
+    if (me == 0) {
+        atomicAdd(tiles_written, done);
     }
 }

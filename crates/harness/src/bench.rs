@@ -26,29 +26,57 @@ impl GpuTimes {
     }
 }
 
-/// Time `record` (which records one repetition of the work) `warmup + iters` times in one
-/// command buffer, each repetition between two timestamps; returns the last `iters`.
+/// How a measurement repeats: `warmup` untimed repetitions, then `iters` timed ones; each
+/// timed one runs the work `batch` times back to back between its two timestamps and counts
+/// the interval divided by `batch`. `batch` 1 is the GPU time of one isolated run, timestamp
+/// and pipeline-drain costs included; a larger batch gives the time per run in a stream of
+/// dependent runs (each still ordered after the previous by a barrier).
+#[derive(Clone, Copy, Debug)]
+pub struct Timing {
+    pub warmup: u32,
+    pub iters: u32,
+    pub batch: u32,
+}
+
+/// Time `record` (which records one run of the work) as `timing` says, all repetitions in one
+/// command buffer; returns the per-run time of each timed repetition.
 pub fn time_gpu<'r>(
     ctx: &Context,
-    warmup: u32,
-    iters: u32,
+    timing: &Timing,
     mut record: impl FnMut(&mut Recorder<'_, 'r>) -> Result<()>,
 ) -> Result<GpuTimes> {
-    let reps = warmup + iters.max(1);
+    let reps = timing.warmup + timing.iters.max(1);
+    let batch = timing.batch.max(1);
     let mut rec = Recorder::with_timestamps(ctx, 2 * reps)?;
     let mut pairs = Vec::with_capacity(reps as usize);
     for _ in 0..reps {
-        // Each repetition reads and writes the same buffers: order it after the previous one,
-        // so the timestamps bracket exactly one repetition.
+        // Each run reads and writes the same buffers: order it after the previous one, so
+        // the timestamps bracket exactly this repetition's runs.
         rec.barrier(Barrier::ComputeToCompute);
         let start = rec.timestamp()?;
-        record(&mut rec)?;
+        for run in 0..batch {
+            if run > 0 {
+                // Runs within a batch are ordered too.
+                rec.barrier(Barrier::ComputeToCompute);
+            }
+            record(&mut rec)?;
+        }
         let end = rec.timestamp()?;
         pairs.push((start, end));
     }
     let stamps = rec.submit_and_wait().context("timed submission")?;
-    let ns = pairs[warmup as usize..].iter().map(|&(s, e)| stamps.between(s, e)).collect();
+    let ns = pairs[timing.warmup as usize..].iter().map(|&(s, e)| stamps.between(s, e) / f64::from(batch)).collect();
     Ok(GpuTimes { ns })
+}
+
+/// The floor of any measurement: one workgroup of the copy kernel with nothing to copy,
+/// timed like the samples' kernels.
+pub fn empty_dispatch(ctx: &Context, timing: &Timing) -> Result<BenchRow> {
+    let src = Buffer::<[u32; 4]>::new(ctx, "empty src", 1)?;
+    let dst = Buffer::<[u32; 4]>::new(ctx, "empty dst", 1)?;
+    let kernel = Kernel::new(ctx, &copy_desc())?;
+    let times = time_gpu(ctx, timing, |rec| rec.dispatch(&kernel, &[src.binding(), dst.binding()], &0u32, [1, 1, 1]))?;
+    Ok(BenchRow::new("empty dispatch (floor)", 0, 0, 0, &times, None))
 }
 
 /// Keep the GPU busy with copies for about `duration` of wall time before a bench, so that
@@ -136,7 +164,7 @@ impl BenchRow {
 
 /// The bandwidth ceiling: a `uvec4` grid-stride copy of `bytes` (read + write counted),
 /// measured in the same run as the sample's kernels.
-pub fn copy_ceiling(ctx: &Context, bytes: u64, warmup: u32, iters: u32) -> Result<BenchRow> {
+pub fn copy_ceiling(ctx: &Context, bytes: u64, timing: &Timing) -> Result<BenchRow> {
     let vec4s = bytes.div_ceil(16);
     let src = Buffer::<[u32; 4]>::new(ctx, "copy src", vec4s as usize)?;
     let dst = Buffer::<[u32; 4]>::new(ctx, "copy dst", vec4s as usize)?;
@@ -149,7 +177,7 @@ pub fn copy_ceiling(ctx: &Context, bytes: u64, warmup: u32, iters: u32) -> Resul
     rec.barrier(Barrier::TransferToCompute);
     rec.submit_and_wait()?;
     let times =
-        time_gpu(ctx, warmup, iters, |rec| rec.dispatch(&kernel, &[src.binding(), dst.binding()], &n, [groups, 1, 1]))?;
+        time_gpu(ctx, timing, |rec| rec.dispatch(&kernel, &[src.binding(), dst.binding()], &n, [groups, 1, 1]))?;
     Ok(BenchRow::new("copy (ceiling)", vec4s * 4, 2 * vec4s * 16, 0, &times, None))
 }
 

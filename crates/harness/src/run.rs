@@ -31,6 +31,10 @@ pub struct CommonArgs {
     /// Timed repetitions per measurement in --bench mode (after warm-up).
     #[arg(long, default_value_t = 50)]
     pub iters: u32,
+    /// In --bench mode, time this many back-to-back runs between each pair of timestamps and
+    /// report the time per run (1: each run timed alone, timestamp costs included).
+    #[arg(long, default_value_t = 1)]
+    pub batch: u32,
     /// Time every variant with GPU timestamps and compare with a copy kernel.
     #[arg(long)]
     pub bench: bool,
@@ -54,6 +58,11 @@ impl CommonArgs {
     /// The seed in use (set by [`run_sample`] before the sample runs).
     pub fn seed(&self) -> u64 {
         self.seed.unwrap_or(0)
+    }
+
+    /// How --bench measurements repeat: 5 warm-up runs, `--iters` timed, `--batch` per stamp.
+    pub fn timing(&self) -> crate::Timing {
+        crate::Timing { warmup: 5, iters: self.iters, batch: self.batch.max(1) }
     }
 
     pub fn context_options(&self) -> ContextOptions {

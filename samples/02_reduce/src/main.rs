@@ -432,13 +432,14 @@ fn bench(ctx: &Context, args: &Args, variants: &[Variant], types: &[Ty], report:
             .filter(|&n| n <= max_n && n.div_ceil(u64::from(WORKGROUP)) <= u64::from(ctx.caps.max_workgroup_count[0]))
             .collect(),
     };
-    let (warmup, iters) = (5, args.common.iters);
+    let timing = args.common.timing();
     harness::warm_up(ctx, std::time::Duration::from_secs(2))?;
+    report.bench_row(harness::empty_dispatch(ctx, &timing)?);
     for &ty in types {
         for &op in ops.iter().filter(|op| op.applies_to(ty)) {
             for &n in &sizes {
                 let input = make_input(ty, op, n as usize, seed);
-                let copy = harness::copy_ceiling(ctx, n * 4, warmup, iters)?;
+                let copy = harness::copy_ceiling(ctx, n * 4, &timing)?;
                 let copy_gbps = copy.gbps;
                 report.bench_row(copy);
                 for &variant in variants {
@@ -447,8 +448,7 @@ fn bench(ctx: &Context, args: &Args, variants: &[Variant], types: &[Ty], report:
                         continue;
                     };
                     let mut buffers = reducer.buffers(&input)?;
-                    let times =
-                        harness::time_gpu(ctx, warmup, iters, |rec| reducer.record(rec, &buffers, input.len()))?;
+                    let times = harness::time_gpu(ctx, &timing, |rec| reducer.record(rec, &buffers, input.len()))?;
                     let got = buffers.output.download()?[0];
                     report.check(&name, Some(n), &check(ty, op, &input, got, reducer.chain(input.len())));
                     report.bench_row(BenchRow::new(&name, n, n * 4, 0, &times, Some(copy_gbps)));

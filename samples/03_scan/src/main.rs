@@ -38,10 +38,10 @@ struct Args {
     /// Elements per invocation (a multiple of 4); a tile is workgroup × items elements.
     #[arg(long, default_value_t = 16)]
     items: u32,
-    /// single-pass experiment: take tiles in workgroup-ID order instead of from an atomic
-    /// counter (saves a round trip; relies on in-order starts that Vulkan does not promise).
-    #[arg(long)]
-    tile_by_workgroup_id: bool,
+    /// single-pass: persistent workgroups launched (each takes tiles until none are left;
+    /// more than fit on the device only start once the tiles are gone, and exit).
+    #[arg(long, default_value_t = 1024)]
+    groups: u32,
     /// single-pass: look back with the first subgroup only (a window of gl_SubgroupSize tiles)
     /// instead of the whole workgroup (a window of `workgroup` tiles per round trip).
     #[arg(long)]
@@ -135,6 +135,8 @@ struct Scanner<'c> {
     /// Elements per invocation and per workgroup (tile).
     items: u32,
     tile: u32,
+    /// single-pass: the most persistent workgroups to launch.
+    groups: u32,
     /// reduce-then-scan: passes 1, 2, 3; single-pass: one kernel.
     kernels: Vec<Kernel<'c>>,
     /// single-pass only: the reduce-then-scan to fall back to when workgroups stall.
@@ -197,7 +199,6 @@ impl<'c> Scanner<'c> {
                 (primitive, "1".to_string()),
                 ("EXCLUSIVE", u32::from(exclusive).to_string()),
                 ("ITEMS", items.to_string()),
-                ("CLAIM_IN_START_ORDER", u32::from(!args.tile_by_workgroup_id).to_string()),
                 ("WIDE_LOOKBACK", u32::from(!args.narrow_lookback).to_string()),
                 ("PREWAIT", u32::from(!args.no_prewait).to_string()),
                 ("SKIP_LOOKBACK", u32::from(args.skip_lookback).to_string()),
@@ -221,11 +222,12 @@ impl<'c> Scanner<'c> {
         if variant == Variant::SinglePass {
             let fallback = Scanner::new(ctx, Variant::Intrinsic, ty, exclusive, args)?.map(Box::new).ok();
             let kernels = vec![kernel("03_scan/single_pass.comp", None, 4)?];
-            return Ok(Ok(Scanner { ctx, items, tile: workgroup * items, kernels, fallback }));
+            let groups = args.groups.max(1);
+            return Ok(Ok(Scanner { ctx, items, tile: workgroup * items, groups, kernels, fallback }));
         }
         let kernels =
             (1..=3).map(|pass| kernel("03_scan/reduce_then_scan.comp", Some(pass), 3)).collect::<Result<_>>()?;
-        Ok(Ok(Scanner { ctx, items, tile: workgroup * items, kernels, fallback: None }))
+        Ok(Ok(Scanner { ctx, items, tile: workgroup * items, groups: 0, kernels, fallback: None }))
     }
 
     fn single_pass(&self) -> bool {
@@ -261,7 +263,7 @@ impl<'c> Scanner<'c> {
             // Tile states (NOT_READY) and the tile counter are zero before any workgroup reads them.
             rec.barrier(Barrier::TransferToCompute);
             let bindings = [io[0], io[1], b.tile_states.binding(), b.control.binding()];
-            rec.dispatch(&self.kernels[0], &bindings, &(n as u32), [tiles, 1, 1])?;
+            rec.dispatch(&self.kernels[0], &bindings, &(n as u32), [tiles.min(self.groups), 1, 1])?;
             // The output is complete before anything reads it (readback or the next repeat).
             rec.barrier(Barrier::ComputeToCompute);
             return Ok(());
@@ -311,12 +313,13 @@ impl<'c> Scanner<'c> {
 // ANCHOR_END: scanner
 
 impl Buffers<'_> {
-    /// After a single pass over `tiles` tiles: every tile was claimed, published its prefix
-    /// and wrote its elements; none gave up.
+    /// After a single pass over `tiles` tiles: every tile was claimed (each workgroup also
+    /// claims one past the end before it stops), published its prefix and wrote its
+    /// elements; none gave up.
     fn completed(&mut self, tiles: usize) -> Result<bool> {
         let control = self.control.download()?;
         let all_published = self.tile_states.download()?.iter().all(|&s| s >> 32 == HAS_PREFIX);
-        Ok(control[0] as usize == tiles && control[1] == 0 && control[2] as usize == tiles && all_published)
+        Ok(control[0] as usize >= tiles && control[1] == 0 && control[2] as usize == tiles && all_published)
     }
 }
 
@@ -389,12 +392,13 @@ fn bench(ctx: &Context, args: &Args, variants: &[Variant], types: &[Ty], report:
             .collect(),
     };
     let exclusive = args.exclusive;
-    let (warmup, iters) = (5, args.common.iters);
+    let timing = args.common.timing();
     harness::warm_up(ctx, std::time::Duration::from_secs(2))?;
+    report.bench_row(harness::empty_dispatch(ctx, &timing)?);
     for &ty in types {
         for &n in &sizes {
             let input = make_input(ty, n as usize, seed);
-            let copy = harness::copy_ceiling(ctx, n * 4, warmup, iters)?;
+            let copy = harness::copy_ceiling(ctx, n * 4, &timing)?;
             let copy_gbps = copy.gbps;
             report.bench_row(copy);
             for &variant in variants {
@@ -406,7 +410,7 @@ fn bench(ctx: &Context, args: &Args, variants: &[Variant], types: &[Ty], report:
                     report.pipeline_stats(&name, kernel)?;
                 }
                 let mut b = scanner.buffers(&input)?;
-                let times = harness::time_gpu(ctx, warmup, iters, |rec| scanner.record(rec, &b, input.len()))?;
+                let times = harness::time_gpu(ctx, &timing, |rec| scanner.record(rec, &b, input.len()))?;
                 let skip_lookback = args.skip_lookback && scanner.single_pass();
                 if scanner.single_pass()
                     && !skip_lookback
