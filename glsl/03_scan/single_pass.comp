@@ -43,6 +43,25 @@ const uint HAS_PREFIX = 2;     // the value is the sum of tiles 0..t
 // any loop after 65535 iterations and silently drops the rest of the invocation.
 const uint SPIN_LIMIT = 1u << 14;
 
+// ANCHOR: backoff
+// Wait a little before polling again (BACKOFF dependent multiply-adds per failed poll so far,
+// up to 8 times that): hundreds of workgroups polling the same few cache lines without pause
+// crowd the L2 slice that holds them (CUDA's CUB sleeps with __nanosleep for the same reason;
+// GLSL has no sleep, so this spins on registers). The atomicOr of 0 changes nothing; it only
+// keeps the compiler from deleting the loop.
+void back_off(uint polls) {
+#if BACKOFF > 0
+    uint x = polls;
+    for (uint k = 0; k < BACKOFF * min(polls, 8u); ++k) {
+        x = x * 1664525u + 1013904223u;
+    }
+    if (x == 0u) {
+        atomicOr(stalled, 0u);
+    }
+#endif
+}
+// ANCHOR_END: backoff
+
 #if defined(TYPE_F32)
 #define TO_BITS(x) floatBitsToUint(x)
 #define FROM_BITS(b) uintBitsToFloat(b)
@@ -172,13 +191,15 @@ T look_back(uint tile, T total) {
     // One invocation first waits for the closest predecessor: while it is not ready, the
     // other invocations' loads would only compete with other tiles' data in L2.
     if (me == 0) {
-        for (uint p = 0; p < SPIN_LIMIT && FLAG(read_state(int(tile) - 1)) == NOT_READY; ++p) {
+        for (uint p = 1; p <= SPIN_LIMIT && FLAG(read_state(int(tile) - 1)) == NOT_READY; ++p) {
+            back_off(p);
         }
     }
     barrier();  // the wait is over (or gave up; the window loop below decides)
 #endif
     int newest = int(tile) - 1;
     uint polls = 0;
+    bool resolved = false;
     while (true) {  // uniform: every exit depends on values read after a barrier
         uint64_t state = read_state(newest - int(me));
         uint flag = FLAG(state);
@@ -200,20 +221,24 @@ T look_back(uint tile, T total) {
         barrier();  // everyone has read the votes before the next reset
         if (waiting) {
             if (++polls > SPIN_LIMIT) {  // uniform: no forward progress, give up
-                if (me == 0) {
-                    atomicOr(stalled, 1u);
-                }
                 break;
             }
+            back_off(polls);
             continue;  // poll the window again
         }
         T window_sum;
         workgroup_exclusive_scan(me <= stop ? VALUE(state) : T(0), window_sum);
         before += window_sum;
         if (stop < WORKGROUP_SIZE) {
+            resolved = true;
             break;
         }
         newest -= int(WORKGROUP_SIZE);
+    }
+    // Unresolved: gave up, or the loop was cut short (llvmpipe ends a shader's loops after
+    // 65535 iterations in all, silently). Either way the sum is wrong: tell the host.
+    if (!resolved && me == 0) {
+        atomicOr(stalled, 1u);
     }
 #else
     // The first subgroup looks back, gl_SubgroupSize tiles per round trip.
@@ -221,6 +246,7 @@ T look_back(uint tile, T total) {
         uint lane = gl_SubgroupInvocationID;
         int newest = int(tile) - 1;  // the window is tiles newest, newest-1, ...
         uint polls = 0;
+        bool resolved = false;
         while (true) {
             uint64_t state = read_state(newest - int(lane));
             uint flag = FLAG(state);
@@ -229,18 +255,20 @@ T look_back(uint tile, T total) {
             uint stop = found ? subgroupBallotFindLSB(subgroupBallot(flag == HAS_PREFIX)) : gl_SubgroupSize - 1;
             if (subgroupAny(lane <= stop && flag == NOT_READY)) {
                 if (++polls > SPIN_LIMIT) {  // uniform: no forward progress, give up
-                    if (subgroupElect()) {
-                        atomicOr(stalled, 1u);
-                    }
                     break;
                 }
+                back_off(polls);
                 continue;  // poll the window again
             }
             before += subgroupAdd(lane <= stop ? VALUE(state) : T(0));
             if (found) {
+                resolved = true;
                 break;
             }
             newest -= int(gl_SubgroupSize);
+        }
+        if (!resolved && subgroupElect()) {  // gave up or cut short, as above
+            atomicOr(stalled, 1u);
         }
         if (subgroupElect()) {
             narrow_prefix = before;
@@ -275,10 +303,12 @@ void main() {
     // ANCHOR: pipeline
     while (true) {  // uniform: `tile` comes from shared memory after a barrier
         // Claim the next tile now; the answer is first needed after this tile's scan.
-        uint next_claim = 0;
+        uint next_claim = tiles;  // not persistent: one tile per workgroup
+#if PERSISTENT
         if (me == 0) {
             next_claim = atomicAdd(next_tile, 1u);
         }
+#endif
         T lane_prefix[ROWS];
         T total;
         scan_tile(v, lane_prefix, total);

@@ -39,7 +39,8 @@ struct Args {
     #[arg(long, default_value_t = 16)]
     items: u32,
     /// single-pass: persistent workgroups launched (each takes tiles until none are left;
-    /// more than fit on the device only start once the tiles are gone, and exit).
+    /// more than fit on the device only start once the tiles are gone, and exit); 0: one
+    /// workgroup per tile, without the next tile's loads in flight during the look-back.
     #[arg(long, default_value_t = 1024)]
     groups: u32,
     /// single-pass: look back with the first subgroup only (a window of gl_SubgroupSize tiles)
@@ -54,6 +55,10 @@ struct Args {
     /// result is not a scan and is not checked); shows what the look-back costs.
     #[arg(long, hide = true)]
     skip_lookback: bool,
+    /// single-pass: multiply-adds to spin between two polls of a predecessor that is not
+    /// ready (times the polls so far, at most 8×); 0 polls without pause.
+    #[arg(long, default_value_t = 0)]
+    backoff: u32,
 }
 
 harness::sample_args!(Args);
@@ -202,6 +207,8 @@ impl<'c> Scanner<'c> {
                 ("WIDE_LOOKBACK", u32::from(!args.narrow_lookback).to_string()),
                 ("PREWAIT", u32::from(!args.no_prewait).to_string()),
                 ("SKIP_LOOKBACK", u32::from(args.skip_lookback).to_string()),
+                ("PERSISTENT", u32::from(args.groups > 0).to_string()),
+                ("BACKOFF", args.backoff.to_string()),
             ];
             if let Some(p) = pass {
                 d.push(("PASS", p.to_string()));
@@ -222,7 +229,7 @@ impl<'c> Scanner<'c> {
         if variant == Variant::SinglePass {
             let fallback = Scanner::new(ctx, Variant::Intrinsic, ty, exclusive, args)?.map(Box::new).ok();
             let kernels = vec![kernel("03_scan/single_pass.comp", None, 4)?];
-            let groups = args.groups.max(1);
+            let groups = if args.groups == 0 { u32::MAX } else { args.groups };
             return Ok(Ok(Scanner { ctx, items, tile: workgroup * items, groups, kernels, fallback }));
         }
         let kernels =
