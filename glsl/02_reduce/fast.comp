@@ -3,8 +3,9 @@
 // (bytes in flight hide memory latency), and folds them into one register; the workgroup
 // combines its invocations (workgroup_reduce.glsl) and writes one partial. The last workgroup
 // to finish — found with an atomic ticket — reduces all partials and writes the result, then
-// resets the ticket for the next run. Any n up to the buffer limit; the n % 4 tail is read as
-// scalars. Needs: GL_KHR_shader_subgroup_basic and _arithmetic (or _shuffle with USE_SHUFFLE).
+// resets the ticket (and the partials' flags) for the next run. Any n up to the buffer limit;
+// the n % 4 tail is read as scalars. Needs: GL_KHR_shader_subgroup_basic and _arithmetic (or
+// _shuffle with USE_SHUFFLE); FLAGGED_PARTIALS needs shaderInt64 and shaderBufferInt64Atomics.
 #version 450
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_EXT_control_flow_attributes : require  // [[unroll]]: v[] stays in registers
@@ -29,9 +30,25 @@ layout(constant_id = 1) const uint UNROLL = 4;
 // The same input seen as vectors and as scalars (for the tail).
 layout(std430, binding = 0) readonly buffer Src4 { T4 src4[]; };
 layout(std430, binding = 0) readonly buffer Src1 { T src1[]; };
+#if FLAGGED_PARTIALS
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_EXT_shader_atomic_int64 : require
+#extension GL_KHR_memory_scope_semantics : require
+// Each partial is one 64-bit word, 1 << 32 | value bits, stored and loaded atomically: the
+// last workgroup waits for the flag instead of relying on memory barriers.
+layout(std430, binding = 1) buffer Partials { uint64_t partials[]; };
+#if defined(TYPE_F32)
+#define TO_BITS(x) floatBitsToUint(x)
+#define FROM_BITS(b) uintBitsToFloat(b)
+#else
+#define TO_BITS(x) uint(x)
+#define FROM_BITS(b) T(b)
+#endif
+#else
 // Partials and the ticket are written by one workgroup and read by another in the same
 // dispatch: `coherent` keeps those accesses out of non-coherent caches.
 layout(std430, binding = 1) coherent buffer Partials { T partials[]; };
+#endif
 layout(std430, binding = 2) coherent buffer Ticket { uint ticket; };
 layout(std430, binding = 3) writeonly buffer Result { T result; };
 layout(push_constant) uniform Push { uint n; };
@@ -69,6 +86,34 @@ void main() {
 
     T total = workgroup_reduce(mine);
 
+#if FLAGGED_PARTIALS
+    // ANCHOR: flagged_partials
+    if (tid == 0) {
+        uint64_t flagged = (uint64_t(1) << 32) | uint64_t(TO_BITS(total));
+        atomicStore(partials[gl_WorkGroupID.x], flagged, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+        is_last_workgroup = atomicAdd(ticket, 1u) == groups - 1;
+    }
+    barrier();  // every invocation sees is_last_workgroup
+    if (is_last_workgroup) {  // uniform across the workgroup
+        T v = IDENTITY;
+        for (uint g = tid; g < groups; g += gl_WorkGroupSize.x) {
+            // Every workgroup has taken its ticket, but with no barrier in between, its partial
+            // may become visible after the ticket: wait for the flag (bounded, never hangs).
+            uint64_t p = 0;
+            for (uint spin = 0; spin < 65536u && (p >> 32) == 0; ++spin) {
+                p = atomicLoad(partials[g], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+            }
+            v = OP(v, FROM_BITS(uint(p)));
+            atomicStore(partials[g], uint64_t(0), gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+        }
+        v = workgroup_reduce(v);
+        if (tid == 0) {
+            result = v;
+            ticket = 0;  // ready for the next dispatch
+        }
+    }
+    // ANCHOR_END: flagged_partials
+#else
     // ANCHOR: last_workgroup
     if (tid == 0) {
         partials[gl_WorkGroupID.x] = total;
@@ -90,4 +135,5 @@ void main() {
         }
     }
     // ANCHOR_END: last_workgroup
+#endif
 }

@@ -1,11 +1,9 @@
 // single_pass.comp — chained scan with decoupled look-back (Merrill & Garland, 2016): one pass,
 // one read and one write of every element.
-// Persistent workgroups take tiles from an atomic counter (so tiles are taken in order, by
-// running workgroups). Per tile: coalesced 16-byte loads, a scan of the tile, its aggregate
-// published at once, a look-back over the predecessors' states (summing aggregates until an
-// inclusive prefix) and its own inclusive prefix published; then the tile is written. The
-// next tile is claimed and its loads issued before this tile's look-back, so a workgroup keeps
-// memory busy while it waits for its predecessors.
+// One workgroup takes the next tile from an atomic counter (so tiles are taken in order, by
+// running workgroups), loads it with coalesced 16-byte loads, scans it, publishes its
+// aggregate at once, looks back over the predecessors' states (summing aggregates until an
+// inclusive prefix), publishes its own inclusive prefix and writes the tile.
 // A tile's state is one 64-bit word, flag << 32 | value bits, read and written with relaxed
 // device-scope atomics: a reader never sees a flag without the value it announces, so the
 // path needs no memory barrier.
@@ -42,25 +40,6 @@ const uint HAS_PREFIX = 2;     // the value is the sum of tiles 0..t
 // 16384 polls (milliseconds) mean it is not running. Below lavapipe's own cap: llvmpipe ends
 // any loop after 65535 iterations and silently drops the rest of the invocation.
 const uint SPIN_LIMIT = 1u << 14;
-
-// ANCHOR: backoff
-// Wait a little before polling again (BACKOFF dependent multiply-adds per failed poll so far,
-// up to 8 times that): hundreds of workgroups polling the same few cache lines without pause
-// crowd the L2 slice that holds them (CUDA's CUB sleeps with __nanosleep for the same reason;
-// GLSL has no sleep, so this spins on registers). The atomicOr of 0 changes nothing; it only
-// keeps the compiler from deleting the loop.
-void back_off(uint polls) {
-#if BACKOFF > 0
-    uint x = polls;
-    for (uint k = 0; k < BACKOFF * min(polls, 8u); ++k) {
-        x = x * 1664525u + 1013904223u;
-    }
-    if (x == 0u) {
-        atomicOr(stalled, 0u);
-    }
-#endif
-}
-// ANCHOR_END: backoff
 
 #if defined(TYPE_F32)
 #define TO_BITS(x) floatBitsToUint(x)
@@ -191,8 +170,7 @@ T look_back(uint tile, T total) {
     // One invocation first waits for the closest predecessor: while it is not ready, the
     // other invocations' loads would only compete with other tiles' data in L2.
     if (me == 0) {
-        for (uint p = 1; p <= SPIN_LIMIT && FLAG(read_state(int(tile) - 1)) == NOT_READY; ++p) {
-            back_off(p);
+        for (uint p = 0; p < SPIN_LIMIT && FLAG(read_state(int(tile) - 1)) == NOT_READY; ++p) {
         }
     }
     barrier();  // the wait is over (or gave up; the window loop below decides)
@@ -223,7 +201,6 @@ T look_back(uint tile, T total) {
             if (++polls > SPIN_LIMIT) {  // uniform: no forward progress, give up
                 break;
             }
-            back_off(polls);
             continue;  // poll the window again
         }
         T window_sum;
@@ -243,6 +220,13 @@ T look_back(uint tile, T total) {
 #else
     // The first subgroup looks back, gl_SubgroupSize tiles per round trip.
     if (gl_SubgroupID == 0) {
+#if PREWAIT
+        // One lane first waits for the closest predecessor (see the wide look-back).
+        if (subgroupElect()) {
+            for (uint p = 0; p < SPIN_LIMIT && FLAG(read_state(int(tile) - 1)) == NOT_READY; ++p) {
+            }
+        }
+#endif
         uint lane = gl_SubgroupInvocationID;
         int newest = int(tile) - 1;  // the window is tiles newest, newest-1, ...
         uint polls = 0;
@@ -257,7 +241,6 @@ T look_back(uint tile, T total) {
                 if (++polls > SPIN_LIMIT) {  // uniform: no forward progress, give up
                     break;
                 }
-                back_off(polls);
                 continue;  // poll the window again
             }
             before += subgroupAdd(lane <= stop ? VALUE(state) : T(0));
@@ -286,62 +269,29 @@ T look_back(uint tile, T total) {
 // ANCHOR_END: lookback
 
 void main() {
-    uint tiles = max(1u, (n + TILE - 1) / TILE);
     uint me = gl_LocalInvocationIndex;
     if (me == 0) {
         claimed_tile = atomicAdd(next_tile, 1u);  // in claim order, so predecessors are running
     }
-    barrier();  // every invocation knows the first tile
+    barrier();  // every invocation knows the tile
     uint tile = claimed_tile;
-    barrier();  // read before the next claim overwrites it
-    if (tile >= tiles) {
-        return;  // uniform: a workgroup that started after all tiles were taken
-    }
-    uint done = 0;
     T4 v[ROWS];
     load_tile(tile, v);
-    // ANCHOR: pipeline
-    while (true) {  // uniform: `tile` comes from shared memory after a barrier
-        // Claim the next tile now; the answer is first needed after this tile's scan.
-        uint next_claim = tiles;  // not persistent: one tile per workgroup
-#if PERSISTENT
-        if (me == 0) {
-            next_claim = atomicAdd(next_tile, 1u);
-        }
-#endif
-        T lane_prefix[ROWS];
-        T total;
-        scan_tile(v, lane_prefix, total);
-        if (me == 0) {
-            claimed_tile = next_claim;
-        }
-        barrier();  // every invocation knows the next tile
-        uint next = claimed_tile;
-        // The next tile's loads are in flight during this tile's look-back and stores.
-        T4 w[ROWS];
-        if (next < tiles) {
-            load_tile(next, w);
-        }
+    T lane_prefix[ROWS];
+    T total;
+    scan_tile(v, lane_prefix, total);
 #if SKIP_LOOKBACK
-        // Timing experiment only: every tile starts from 0 (not a scan across tiles). It shows
-        // what the loads, tile scans and stores cost without the chained look-back.
-        T tile_offset = T(0);
+    // Timing experiment only: every tile starts from 0 (not a scan across tiles). It shows
+    // what the loads, tile scan and stores cost without the chained look-back.
+    T tile_offset = T(0);
 #else
-        T tile_offset = look_back(tile, total);
+    T tile_offset = look_back(tile, total);
 #endif
-        store_tile(tile, v, lane_prefix, tile_offset);
-        ++done;
-        if (next >= tiles) {
-            break;
-        }
-        tile = next;
-        v = w;
-    }
-    // ANCHOR_END: pipeline
+    store_tile(tile, v, lane_prefix, tile_offset);
     // Count finished tiles: the host trusts the output only if every tile got here (lavapipe
     // once ended a workgroup early, after its prefix was published, leaving a tile unwritten).
     barrier();  // every invocation has stored its items
     if (me == 0) {
-        atomicAdd(tiles_written, done);
+        atomicAdd(tiles_written, 1u);
     }
 }

@@ -40,6 +40,10 @@ struct Args {
     /// fast: 16-byte loads in flight per invocation and loop step.
     #[arg(long, default_value_t = 4)]
     fast_unroll: u32,
+    /// fast: hand the partials over with memory barriers even where 64-bit atomics would
+    /// allow flagged partials (an A/B switch).
+    #[arg(long)]
+    fast_fences: bool,
 }
 
 harness::sample_args!(Args);
@@ -192,6 +196,8 @@ impl<'c> Reducer<'c> {
                 if !has_arith && has_shuffle {
                     defines.push(("USE_SHUFFLE", "1".into())); // the fallback without arithmetic
                 }
+                let flagged = ctx.caps.shader_int64 && ctx.caps.buffer_int64_atomics && !args.fast_fences;
+                defines.push(("FLAGGED_PARTIALS", u32::from(flagged).to_string()));
                 ("02_reduce/fast.comp", has_arith || has_shuffle, arith | shuffle)
             }
         };
@@ -238,7 +244,8 @@ impl<'c> Reducer<'c> {
             Variant::Subgroup => n.div_ceil(WORKGROUP as usize).max(1) * self.max_subgroups as usize,
             _ => n.div_ceil(WORKGROUP as usize).max(1),
         };
-        let scratch = |name| Buffer::<u32>::new(self.ctx, name, first_pass);
+        // fast: room for 64-bit flagged partials (zeroed below; each run leaves them zero).
+        let scratch = |name| Buffer::<u32>::new(self.ctx, name, 2 * first_pass);
         let buffers = Buffers {
             input: Buffer::from_slice(self.ctx, "input", input)?,
             scratch: [scratch("partials A")?, scratch("partials B")?],
@@ -247,7 +254,8 @@ impl<'c> Reducer<'c> {
         };
         let mut rec = Recorder::new(self.ctx)?;
         rec.fill(&buffers.output, harness::POISON);
-        // The poison must land before the reduction writes the result.
+        rec.fill(&buffers.scratch[0], 0);
+        // The poison and the cleared partial flags land before the reduction runs.
         rec.barrier(Barrier::TransferToCompute);
         rec.submit_and_wait()?;
         Ok(buffers)

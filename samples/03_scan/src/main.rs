@@ -38,11 +38,6 @@ struct Args {
     /// Elements per invocation (a multiple of 4); a tile is workgroup × items elements.
     #[arg(long, default_value_t = 16)]
     items: u32,
-    /// single-pass: persistent workgroups launched (each takes tiles until none are left;
-    /// more than fit on the device only start once the tiles are gone, and exit); 0: one
-    /// workgroup per tile, without the next tile's loads in flight during the look-back.
-    #[arg(long, default_value_t = 1024)]
-    groups: u32,
     /// single-pass: look back with the first subgroup only (a window of gl_SubgroupSize tiles)
     /// instead of the whole workgroup (a window of `workgroup` tiles per round trip).
     #[arg(long)]
@@ -55,10 +50,6 @@ struct Args {
     /// result is not a scan and is not checked); shows what the look-back costs.
     #[arg(long, hide = true)]
     skip_lookback: bool,
-    /// single-pass: multiply-adds to spin between two polls of a predecessor that is not
-    /// ready (times the polls so far, at most 8×); 0 polls without pause.
-    #[arg(long, default_value_t = 0)]
-    backoff: u32,
 }
 
 harness::sample_args!(Args);
@@ -140,8 +131,6 @@ struct Scanner<'c> {
     /// Elements per invocation and per workgroup (tile).
     items: u32,
     tile: u32,
-    /// single-pass: the most persistent workgroups to launch.
-    groups: u32,
     /// reduce-then-scan: passes 1, 2, 3; single-pass: one kernel.
     kernels: Vec<Kernel<'c>>,
     /// single-pass only: the reduce-then-scan to fall back to when workgroups stall.
@@ -207,8 +196,6 @@ impl<'c> Scanner<'c> {
                 ("WIDE_LOOKBACK", u32::from(!args.narrow_lookback).to_string()),
                 ("PREWAIT", u32::from(!args.no_prewait).to_string()),
                 ("SKIP_LOOKBACK", u32::from(args.skip_lookback).to_string()),
-                ("PERSISTENT", u32::from(args.groups > 0).to_string()),
-                ("BACKOFF", args.backoff.to_string()),
             ];
             if let Some(p) = pass {
                 d.push(("PASS", p.to_string()));
@@ -229,12 +216,11 @@ impl<'c> Scanner<'c> {
         if variant == Variant::SinglePass {
             let fallback = Scanner::new(ctx, Variant::Intrinsic, ty, exclusive, args)?.map(Box::new).ok();
             let kernels = vec![kernel("03_scan/single_pass.comp", None, 4)?];
-            let groups = if args.groups == 0 { u32::MAX } else { args.groups };
-            return Ok(Ok(Scanner { ctx, items, tile: workgroup * items, groups, kernels, fallback }));
+            return Ok(Ok(Scanner { ctx, items, tile: workgroup * items, kernels, fallback }));
         }
         let kernels =
             (1..=3).map(|pass| kernel("03_scan/reduce_then_scan.comp", Some(pass), 3)).collect::<Result<_>>()?;
-        Ok(Ok(Scanner { ctx, items, tile: workgroup * items, groups: 0, kernels, fallback: None }))
+        Ok(Ok(Scanner { ctx, items, tile: workgroup * items, kernels, fallback: None }))
     }
 
     fn single_pass(&self) -> bool {
@@ -270,7 +256,7 @@ impl<'c> Scanner<'c> {
             // Tile states (NOT_READY) and the tile counter are zero before any workgroup reads them.
             rec.barrier(Barrier::TransferToCompute);
             let bindings = [io[0], io[1], b.tile_states.binding(), b.control.binding()];
-            rec.dispatch(&self.kernels[0], &bindings, &(n as u32), [tiles.min(self.groups), 1, 1])?;
+            rec.dispatch(&self.kernels[0], &bindings, &(n as u32), [tiles, 1, 1])?;
             // The output is complete before anything reads it (readback or the next repeat).
             rec.barrier(Barrier::ComputeToCompute);
             return Ok(());
@@ -320,13 +306,12 @@ impl<'c> Scanner<'c> {
 // ANCHOR_END: scanner
 
 impl Buffers<'_> {
-    /// After a single pass over `tiles` tiles: every tile was claimed (each workgroup also
-    /// claims one past the end before it stops), published its prefix and wrote its
-    /// elements; none gave up.
+    /// After a single pass over `tiles` tiles: every tile was claimed, published its prefix
+    /// and wrote its elements; none gave up.
     fn completed(&mut self, tiles: usize) -> Result<bool> {
         let control = self.control.download()?;
         let all_published = self.tile_states.download()?.iter().all(|&s| s >> 32 == HAS_PREFIX);
-        Ok(control[0] as usize >= tiles && control[1] == 0 && control[2] as usize == tiles && all_published)
+        Ok(control[0] as usize == tiles && control[1] == 0 && control[2] as usize == tiles && all_published)
     }
 }
 
