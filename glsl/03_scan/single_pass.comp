@@ -164,6 +164,7 @@ T look_back(uint tile, T total) {
     }
     T before = T(0);
 #if WIDE_LOOKBACK
+    // ANCHOR: lookback_wide
     // The whole workgroup looks back: invocation i reads the state of tile t-1-i, so one round
     // trip covers WORKGROUP_SIZE predecessors.
 #if PREWAIT
@@ -217,7 +218,9 @@ T look_back(uint tile, T total) {
     if (!resolved && me == 0) {
         atomicOr(stalled, 1u);
     }
+    // ANCHOR_END: lookback_wide
 #else
+    // ANCHOR: lookback_narrow
     // The first subgroup looks back, gl_SubgroupSize tiles per round trip.
     if (gl_SubgroupID == 0) {
 #if PREWAIT
@@ -259,7 +262,7 @@ T look_back(uint tile, T total) {
     }
     barrier();  // every invocation sees the tile's prefix
     before = narrow_prefix;
-    barrier();  // read before the next tile's look-back overwrites it
+    // ANCHOR_END: lookback_narrow
 #endif
     if (me == 0) {
         publish(tile, HAS_PREFIX, before + total);
@@ -268,6 +271,7 @@ T look_back(uint tile, T total) {
 }
 // ANCHOR_END: lookback
 
+// ANCHOR: main
 void main() {
     uint me = gl_LocalInvocationIndex;
     if (me == 0) {
@@ -295,3 +299,4 @@ void main() {
         atomicAdd(tiles_written, 1u);
     }
 }
+// ANCHOR_END: main

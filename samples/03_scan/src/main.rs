@@ -38,12 +38,12 @@ struct Args {
     /// Elements per invocation (a multiple of 4); a tile is workgroup × items elements.
     #[arg(long, default_value_t = 16)]
     items: u32,
-    /// single-pass: look back with the first subgroup only (a window of gl_SubgroupSize tiles)
-    /// instead of the whole workgroup (a window of `workgroup` tiles per round trip).
+    /// single-pass: look back with the whole workgroup (a window of `workgroup` tiles per round
+    /// trip) instead of the first subgroup only (a window of gl_SubgroupSize tiles).
     #[arg(long)]
-    narrow_lookback: bool,
-    /// single-pass experiment: the whole workgroup polls the window from the start, instead of
-    /// one invocation first waiting for the closest predecessor.
+    wide_lookback: bool,
+    /// single-pass experiment: poll the whole look-back window from the start, instead of one
+    /// invocation first waiting for the closest predecessor.
     #[arg(long, hide = true)]
     no_prewait: bool,
     /// single-pass timing experiment: every tile starts from 0 instead of looking back (the
@@ -193,7 +193,7 @@ impl<'c> Scanner<'c> {
                 (primitive, "1".to_string()),
                 ("EXCLUSIVE", u32::from(exclusive).to_string()),
                 ("ITEMS", items.to_string()),
-                ("WIDE_LOOKBACK", u32::from(!args.narrow_lookback).to_string()),
+                ("WIDE_LOOKBACK", u32::from(args.wide_lookback).to_string()),
                 ("PREWAIT", u32::from(!args.no_prewait).to_string()),
                 ("SKIP_LOOKBACK", u32::from(args.skip_lookback).to_string()),
             ];
