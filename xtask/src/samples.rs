@@ -15,6 +15,14 @@ use crate::{cargo_step, prereqs, step, Error, Result};
 /// `("05_scan", &["--size", "65536"])`. Empty for now: the samples' defaults are small.
 const SMALL_ARGS: &[(&str, &[&str])] = &[];
 
+/// Code paths a sample's default run does not take, validated too: (binary, arguments).
+const ALTERNATE_PATHS: &[(&str, &[&str])] = &[
+    // The memory-barrier hand-over of partials (the default uses 64-bit flagged partials).
+    ("02_reduce", &["--variant", "fast", "--fast-fences"]),
+    // The workgroup-wide look-back window (the default polls with one subgroup).
+    ("03_scan", &["--variant", "single-pass", "--wide-lookback"]),
+];
+
 /// Validation-layer message markers: output containing one fails `test` even after exit 0.
 const VALIDATION_MARKERS: &[&str] = &["VUID-", "SYNC-HAZARD", "Validation Error"];
 
@@ -74,29 +82,40 @@ pub fn run(root: &Path, args: &[String]) -> Result {
         )));
     }
     prereqs::ensure()?;
-    run_samples(root, &selected, extra, false)
+    let jobs: Vec<(&String, Vec<String>)> = selected.iter().map(|&name| (name, extra.to_vec())).collect();
+    run_samples(root, &jobs, false)
 }
 
-/// Runs every sample with `--validate` (and its `SMALL_ARGS`): any exit other than 0 or 77, or
-/// a validation message in the output, fails.
+/// Runs every sample with `--validate` (and its `SMALL_ARGS`), then the `ALTERNATE_PATHS`: any
+/// exit other than 0 or 77, or a validation message in the output, fails.
 pub fn validate_all(root: &Path) -> Result {
     let all = discover(root)?;
-    run_samples(root, &select(&all, "all"), &[], true)
+    let args = |list: &[&str]| list.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+    let mut jobs: Vec<(&String, Vec<String>)> = Vec::new();
+    for name in select(&all, "all") {
+        let small = SMALL_ARGS.iter().find(|(n, _)| n == name).map_or(&[][..], |(_, a)| a);
+        jobs.push((name, args(small)));
+    }
+    for (binary, extra) in ALTERNATE_PATHS {
+        if let Some(name) = all.iter().find(|n| n == binary) {
+            jobs.push((name, args(extra)));
+        }
+    }
+    run_samples(root, &jobs, true)
 }
 
-/// Builds, then runs `names` with `extra`, or with `--validate` and capture if `validate`.
-fn run_samples(root: &Path, names: &[&String], extra: &[String], validate: bool) -> Result {
+/// Builds, then runs each (sample, arguments) job, with `--validate` and capture if `validate`.
+fn run_samples(root: &Path, jobs: &[(&String, Vec<String>)], validate: bool) -> Result {
     build(root)?;
     let mut results = Vec::new();
-    for &name in names {
+    for (name, extra) in jobs {
+        let name = *name;
         let mut cmd = Command::new(binary(root, name));
         cmd.current_dir(root);
         if validate {
-            let small = SMALL_ARGS.iter().find(|(n, _)| n == name).map_or(&[][..], |(_, a)| a);
-            cmd.arg("--validate").args(small).stdin(Stdio::null());
-        } else {
-            cmd.args(extra);
+            cmd.arg("--validate").stdin(Stdio::null());
         }
+        cmd.args(extra);
         let args: Vec<_> = cmd.get_args().map(|a| a.to_string_lossy()).collect();
         step(format!("{name} {}", args.join(" ")).trim_end());
         let start = Instant::now();
@@ -109,7 +128,8 @@ fn run_samples(root: &Path, names: &[&String], extra: &[String], validate: bool)
                 Outcome::Error
             }
         };
-        results.push((name.clone(), outcome, start.elapsed()));
+        let label = if extra.is_empty() { name.clone() } else { format!("{name} {}", extra.join(" ")) };
+        results.push((label, outcome, start.elapsed()));
     }
     finish(&results)
 }
