@@ -49,7 +49,9 @@ layout(std430, binding = 1) buffer Partials { uint64_t partials[]; };
 // dispatch: `coherent` keeps those accesses out of non-coherent caches.
 layout(std430, binding = 1) coherent buffer Partials { T partials[]; };
 #endif
-layout(std430, binding = 2) coherent buffer Ticket { uint ticket; };
+// ticket: workgroups done so far; missing_partials (flagged path): partials that never arrived
+// (a broken device or driver; the host fails the run if it is not 0).
+layout(std430, binding = 2) coherent buffer Ticket { uint ticket; uint missing_partials; };
 layout(std430, binding = 3) writeonly buffer Result { T result; };
 layout(push_constant) uniform Push { uint n; };
 
@@ -99,17 +101,23 @@ void main() {
         for (uint g = tid; g < groups; g += gl_WorkGroupSize.x) {
             // Every workgroup has taken its ticket, but with no barrier in between, its partial
             // may become visible after the ticket: wait for the flag (bounded, never hangs).
+            // (16384 polls: below llvmpipe's 65535-iteration loop budget.)
             uint64_t p = 0;
-            for (uint spin = 0; spin < 65536u && (p >> 32) == 0; ++spin) {
+            for (uint spin = 0; spin < 16384u && (p >> 32) == 0; ++spin) {
                 p = atomicLoad(partials[g], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
             }
-            v = OP(v, FROM_BITS(uint(p)));
-            atomicStore(partials[g], uint64_t(0), gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+            if ((p >> 32) == 0) {
+                atomicAdd(missing_partials, 1u);  // never arrived: the host fails the run
+            } else {
+                v = OP(v, FROM_BITS(uint(p)));
+                atomicStore(partials[g], uint64_t(0), gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+            }
         }
         v = workgroup_reduce(v);
         if (tid == 0) {
             result = v;
-            ticket = 0;  // ready for the next dispatch
+            // Ready for the next dispatch (atomic: nothing orders it after the others' tickets).
+            atomicStore(ticket, 0u, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
         }
     }
     // ANCHOR_END: flagged_partials

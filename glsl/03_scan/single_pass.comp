@@ -28,7 +28,9 @@ layout(std430, binding = 1) writeonly buffer Dst4 { T4 dst4[]; };
 layout(std430, binding = 1) writeonly buffer Dst1 { T dst1[]; };
 // Written by one workgroup and read by others during the dispatch: atomics only.
 layout(std430, binding = 2) buffer TileStates { uint64_t tile_state[]; };
-layout(std430, binding = 3) buffer Control { uint next_tile; uint stalled; uint tiles_written; };
+// next_tile and tiles_written are reset before every run; stalled only when the buffers are
+// made, so a stall in any run of a bench is seen afterwards.
+layout(std430, binding = 3) buffer Control { uint next_tile; uint tiles_written; uint stalled; };
 layout(push_constant) uniform Push { uint n; };
 
 const uint TILE = WORKGROUP_SIZE * ITEMS;

@@ -141,7 +141,6 @@ impl Report {
         }
     }
 
-    /// Record a timing row (see [`crate::time_gpu`]).
     /// Print a kernel's driver statistics on one line (nothing unless `--pipeline-stats`).
     pub fn pipeline_stats(&mut self, variant: &str, kernel: &vk_compute::Kernel) -> anyhow::Result<()> {
         let stats = kernel.statistics()?;
@@ -152,6 +151,7 @@ impl Report {
         Ok(())
     }
 
+    /// Record a timing row (see [`crate::time_gpu`]).
     pub fn bench_row(&mut self, row: BenchRow) {
         out(row.line());
         self.bench.push(row);

@@ -163,6 +163,29 @@ impl<'c, 'r> Recorder<'c, 'r> {
         unsafe { self.ctx.device.cmd_fill_buffer(self.cmd, buffer.raw, 0, vk::WHOLE_SIZE, pattern) };
     }
 
+    /// Fill elements `first..first + count` with a 32-bit pattern (`T` a multiple of 4 bytes).
+    pub fn fill_range<T: Pod>(
+        &mut self,
+        buffer: &'r Buffer<'_, T>,
+        first: usize,
+        count: usize,
+        pattern: u32,
+    ) -> Result<()> {
+        let size = std::mem::size_of::<T>() as u64;
+        anyhow::ensure!(
+            size.is_multiple_of(4) && count > 0 && first + count <= buffer.len(),
+            "fill of elements {first}..{} in a buffer of {}",
+            first + count,
+            buffer.len()
+        );
+        // SAFETY: recording; TRANSFER_DST usage; offset and size are non-zero multiples of 4
+        // inside the buffer (checked above).
+        unsafe {
+            self.ctx.device.cmd_fill_buffer(self.cmd, buffer.raw, first as u64 * size, count as u64 * size, pattern)
+        };
+        Ok(())
+    }
+
     /// Copy `bytes` from the start of `src` to the start of `dst`.
     pub fn copy<A: Pod, B: Pod>(&mut self, src: &'r Buffer<'_, A>, dst: &'r Buffer<'_, B>, bytes: u64) {
         let region = [vk::BufferCopy::default().size(bytes)];

@@ -121,11 +121,9 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                     reducer.record(&mut rec, &buffers, input.len())?;
                     rec.submit_and_wait().with_context(|| format!("{name} n={}", input.len()))?;
                     let got = buffers.output.download()?[0];
-                    report.check(
-                        &name,
-                        Some(input.len() as u64),
-                        &check(ty, op, input, got, reducer.chain(input.len())),
-                    );
+                    let mut result = check(ty, op, input, got, reducer.chain(input.len()));
+                    buffers.fail_if_partials_missing(&mut result)?;
+                    report.check(&name, Some(input.len() as u64), &result);
                 }
             }
         }
@@ -176,6 +174,19 @@ struct Buffers<'c> {
     scratch: [Buffer<'c, u32>; 2],
     ticket: Buffer<'c, u32>,
     output: Buffer<'c, u32>,
+}
+
+impl Buffers<'_> {
+    /// fast with flagged partials: a partial that never reached the last workgroup (counted in
+    /// the ticket buffer's second word, over every run so far) fails the check.
+    fn fail_if_partials_missing(&mut self, result: &mut harness::Check) -> Result<()> {
+        let missing = self.ticket.download()?[1];
+        if missing > 0 {
+            result.mismatches += 1;
+            result.first.push(format!("{missing} partial(s) never reached the last workgroup"));
+        }
+        Ok(())
+    }
 }
 
 impl<'c> Reducer<'c> {
@@ -249,7 +260,7 @@ impl<'c> Reducer<'c> {
         let buffers = Buffers {
             input: Buffer::from_slice(self.ctx, "input", input)?,
             scratch: [scratch("partials A")?, scratch("partials B")?],
-            ticket: Buffer::from_slice(self.ctx, "ticket", &[0u32])?,
+            ticket: Buffer::from_slice(self.ctx, "ticket", &[0u32, 0])?,
             output: Buffer::new(self.ctx, "result", WORKGROUP as usize)?,
         };
         let mut rec = Recorder::new(self.ctx)?;
@@ -458,7 +469,9 @@ fn bench(ctx: &Context, args: &Args, variants: &[Variant], types: &[Ty], report:
                     let mut buffers = reducer.buffers(&input)?;
                     let times = harness::time_gpu(ctx, &timing, |rec| reducer.record(rec, &buffers, input.len()))?;
                     let got = buffers.output.download()?[0];
-                    report.check(&name, Some(n), &check(ty, op, &input, got, reducer.chain(input.len())));
+                    let mut result = check(ty, op, &input, got, reducer.chain(input.len()));
+                    buffers.fail_if_partials_missing(&mut result)?;
+                    report.check(&name, Some(n), &result);
                     report.bench_row(BenchRow::new(&name, n, n * 4, 0, &times, Some(copy_gbps)));
                 }
             }

@@ -148,8 +148,8 @@ struct Buffers<'c> {
     output: Buffer<'c, u32>,
     /// reduce-then-scan: per-tile sums, then their prefixes.
     partials: Buffer<'c, u32>,
-    /// single-pass: per-tile state (flag << 32 | value bits), and [next tile, stalled, tiles
-    /// written].
+    /// single-pass: per-tile state (flag << 32 | value bits), and [next tile, tiles written]
+    /// (reset every run), stalled (reset once, so it covers every run on these buffers).
     tile_states: Buffer<'c, u64>,
     control: Buffer<'c, u32>,
     /// `--oracle-aggregates`: the states every run starts from (else all NOT_READY).
@@ -166,12 +166,23 @@ impl<'c> Scanner<'c> {
         if items == 0 || items % 4 != 0 || items > 64 {
             return vk_compute::setup_error(format!("--items {items}: must be a multiple of 4 in 4..=64"));
         }
-        // The subgroup totals are written by each subgroup's last lane: no partial subgroups.
+        // The subgroup totals are written by each subgroup's last lane, and the single pass
+        // lays tiles out by subgroup: no partial subgroups.
         let largest = ctx.caps.subgroup_size_range().1;
         if workgroup == 0 || workgroup % largest != 0 {
             return vk_compute::setup_error(format!(
                 "--workgroup {workgroup}: must be a multiple of the largest subgroup size {largest}"
             ));
+        }
+        // A varying subgroup size without computeFullSubgroups could leave a subgroup partial
+        // even then. (Without subgroup size control the size is fixed: full subgroups.)
+        if let Some(control) = &ctx.caps.size_control {
+            if control.min_size != control.max_size && !control.full_subgroups {
+                return Ok(Err(format!(
+                    "subgroup sizes vary ({}..={}) and the device cannot require full subgroups",
+                    control.min_size, control.max_size
+                )));
+            }
         }
         let (primitive, needs) = match variant {
             Variant::Hillis => ("SCAN_HILLIS", SubgroupOps::BASIC),
@@ -264,7 +275,7 @@ impl<'c> Scanner<'c> {
             output: Buffer::new(ctx, "output", input.len())?,
             partials: Buffer::new(ctx, "partials", tiles)?,
             tile_states: Buffer::new(ctx, "tile states", tiles)?,
-            control: Buffer::new(ctx, "control", 3)?,
+            control: Buffer::from_slice(ctx, "control", &[0u32; 3])?,
         };
         let mut rec = Recorder::new(ctx)?;
         rec.fill(&b.output, harness::POISON);
@@ -284,8 +295,8 @@ impl<'c> Scanner<'c> {
                 Some(initial) => rec.copy(initial, &b.tile_states, initial.byte_size()),
                 None => rec.fill(&b.tile_states, 0),
             }
-            rec.fill(&b.control, 0);
-            // Tile states (NOT_READY) and the tile counter are zero before any workgroup reads them.
+            rec.fill_range(&b.control, 0, 2, 0)?; // next tile, tiles written; not `stalled`
+                                                  // Tile states (NOT_READY) and the tile counter are zero before any workgroup reads them.
             rec.barrier(Barrier::TransferToCompute);
             let bindings = [io[0], io[1], b.tile_states.binding(), b.control.binding()];
             rec.dispatch(&self.kernels[0], &bindings, &(n as u32), [tiles, 1, 1])?;
@@ -343,7 +354,7 @@ impl Buffers<'_> {
     fn completed(&mut self, tiles: usize) -> Result<bool> {
         let control = self.control.download()?;
         let all_published = self.tile_states.download()?.iter().all(|&s| s >> 32 == HAS_PREFIX);
-        Ok(control[0] as usize == tiles && control[1] == 0 && control[2] as usize == tiles && all_published)
+        Ok(control[0] as usize == tiles && control[1] as usize == tiles && control[2] == 0 && all_published)
     }
 }
 
