@@ -281,6 +281,14 @@ void main() {
     }
     barrier();  // every invocation knows the tile
     uint tile = claimed_tile;
+#if SKIP_LOOKBACK && TILE_ORDER == 1
+    tile = gl_WorkGroupID.x;  // timing experiment: tiles in workgroup-ID order
+#elif SKIP_LOOKBACK && TILE_ORDER == 2
+    // Timing experiment: consecutive claims 64 stripes apart, so the tiles in flight spread over
+    // the whole buffer as a grid-stride loop's accesses do (a tile past the end is skipped).
+    uint stripe = (max(1u, (n + TILE - 1) / TILE) + 63) / 64;
+    tile = (tile % 64) * stripe + tile / 64;
+#endif
     T4 v[ROWS];
     load_tile(tile, v);
     T lane_prefix[ROWS];

@@ -55,6 +55,10 @@ struct Args {
     /// has not finished its loads; the result is still checked.
     #[arg(long, hide = true)]
     oracle_aggregates: bool,
+    /// With --skip-lookback only, the order tiles are taken in: 0 claimed, 1 workgroup ID (no
+    /// atomic), 2 claims 64 stripes apart (the tiles in flight spread over the whole buffer).
+    #[arg(long, hide = true, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=2))]
+    tile_order: u32,
 }
 
 harness::sample_args!(Args);
@@ -215,6 +219,7 @@ impl<'c> Scanner<'c> {
                 ("WIDE_LOOKBACK", u32::from(args.wide_lookback).to_string()),
                 ("PREWAIT", u32::from(!args.no_prewait).to_string()),
                 ("SKIP_LOOKBACK", u32::from(args.skip_lookback).to_string()),
+                ("TILE_ORDER", args.tile_order.to_string()),
             ];
             if let Some(p) = pass {
                 d.push(("PASS", p.to_string()));
