@@ -69,6 +69,29 @@ pub fn time_gpu<'r>(
     Ok(GpuTimes { ns })
 }
 
+/// The sizes a `--bench` run measures: `size` if given, else 2^10, 2^12, … 2^28 elements of 4
+/// bytes, bounded by the device's buffer range and by one dispatch of workgroups that take
+/// `per_workgroup` elements each.
+pub fn bench_sizes(ctx: &Context, size: Option<u64>, per_workgroup: u64) -> Vec<u64> {
+    if let Some(n) = size {
+        return vec![n];
+    }
+    let max_n = (ctx.caps.max_storage_buffer_range / 4).min(1 << 28);
+    let max_groups = u64::from(ctx.caps.max_workgroup_count[0]);
+    (10..=28)
+        .step_by(2)
+        .map(|p| 1u64 << p)
+        .filter(|&n| n <= max_n && n.div_ceil(per_workgroup.max(1)) <= max_groups)
+        .collect()
+}
+
+/// The start of every bench: warm the GPU up, then time an empty dispatch as the floor row.
+pub fn start_bench(ctx: &Context, timing: &Timing, report: &mut crate::Report) -> Result<()> {
+    warm_up(ctx, std::time::Duration::from_secs(2))?;
+    report.bench_row(empty_dispatch(ctx, timing)?);
+    Ok(())
+}
+
 /// The floor of any measurement: one workgroup of the copy kernel with nothing to copy,
 /// timed like the samples' kernels.
 pub fn empty_dispatch(ctx: &Context, timing: &Timing) -> Result<BenchRow> {

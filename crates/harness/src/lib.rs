@@ -9,7 +9,9 @@ pub mod random;
 pub mod report;
 mod run;
 
-pub use bench::{copy_ceiling, empty_dispatch, time_gpu, warm_up, BenchRow, GpuTimes, Timing};
+pub use bench::{
+    bench_sizes, copy_ceiling, empty_dispatch, start_bench, time_gpu, warm_up, BenchRow, GpuTimes, Timing,
+};
 pub use compare::{compare_exact, compare_floats, Check};
 pub use report::{out, Report, Status};
 pub use run::{

@@ -122,6 +122,11 @@ pub struct DeviceCaps {
 }
 
 impl DeviceCaps {
+    /// 64-bit integers in shaders with atomics on storage buffers (both features enabled).
+    pub fn has_int64_buffer_atomics(&self) -> bool {
+        self.shader_int64 && self.buffer_int64_atomics
+    }
+
     /// The device's ordinary subgroup size plus the range a pipeline may require.
     pub fn subgroup_size_range(&self) -> (u32, u32) {
         match &self.size_control {

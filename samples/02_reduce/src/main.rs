@@ -207,7 +207,7 @@ impl<'c> Reducer<'c> {
                 if !has_arith && has_shuffle {
                     defines.push(("USE_SHUFFLE", "1".into())); // the fallback without arithmetic
                 }
-                let flagged = ctx.caps.shader_int64 && ctx.caps.buffer_int64_atomics && !args.fast_fences;
+                let flagged = ctx.caps.has_int64_buffer_atomics() && !args.fast_fences;
                 defines.push(("FLAGGED_PARTIALS", u32::from(flagged).to_string()));
                 ("02_reduce/fast.comp", has_arith || has_shuffle, arith | shuffle)
             }
@@ -441,19 +441,10 @@ fn reduce_int(op: Op, xs: &[u32], signed: bool) -> u32 {
 fn bench(ctx: &Context, args: &Args, variants: &[Variant], types: &[Ty], report: &mut Report) -> Result<()> {
     let seed = args.common.seed();
     let ops = or_all(&args.op, &[Op::Add]);
-    let max_n = (ctx.caps.max_storage_buffer_range / 4).min(1 << 28);
-    let sizes: Vec<u64> = match args.common.size {
-        Some(n) => vec![n],
-        // One element per invocation in the textbook variants: n / 256 workgroups must fit.
-        None => (10..=28)
-            .step_by(2)
-            .map(|p| 1u64 << p)
-            .filter(|&n| n <= max_n && n.div_ceil(u64::from(WORKGROUP)) <= u64::from(ctx.caps.max_workgroup_count[0]))
-            .collect(),
-    };
+    // One element per invocation in the textbook variants: n / 256 workgroups must fit.
+    let sizes = harness::bench_sizes(ctx, args.common.size, u64::from(WORKGROUP));
     let timing = args.common.timing();
-    harness::warm_up(ctx, std::time::Duration::from_secs(2))?;
-    report.bench_row(harness::empty_dispatch(ctx, &timing)?);
+    harness::start_bench(ctx, &timing, report)?;
     for &ty in types {
         for &op in ops.iter().filter(|op| op.applies_to(ty)) {
             for &n in &sizes {

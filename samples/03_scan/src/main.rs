@@ -205,7 +205,7 @@ impl<'c> Scanner<'c> {
         if !ops.has(needs) {
             return Ok(Err(format!("the device lacks subgroup operations {:?}", ops.missing(needs))));
         }
-        if variant == Variant::SinglePass && !(ctx.caps.shader_int64 && ctx.caps.buffer_int64_atomics) {
+        if variant == Variant::SinglePass && !ctx.caps.has_int64_buffer_atomics() {
             return Ok(Err("the device lacks 64-bit buffer atomics (shaderInt64, shaderBufferInt64Atomics), \
                  which hold each tile's flag and value in one word"
                 .into()));
@@ -417,24 +417,11 @@ fn check(ty: Ty, exclusive: bool, input: &[u32], got: &[u32], chain: u64) -> Che
 /// element, a copy of the same bytes measured in the same run, each result checked.
 fn bench(ctx: &Context, args: &Args, variants: &[Variant], types: &[Ty], report: &mut Report) -> Result<()> {
     let seed = args.common.seed();
-    let max_n = (ctx.caps.max_storage_buffer_range / 4).min(1 << 28);
-    let sizes: Vec<u64> = match args.common.size {
-        Some(n) => vec![n],
-        // One workgroup per tile: the tile count must fit one dispatch.
-        None => (10..=28)
-            .step_by(2)
-            .map(|p| 1u64 << p)
-            .filter(|&n| {
-                n <= max_n
-                    && n.div_ceil((u64::from(args.workgroup) * u64::from(args.items)).max(1))
-                        <= u64::from(ctx.caps.max_workgroup_count[0])
-            })
-            .collect(),
-    };
+    // One workgroup per tile: the tile count must fit one dispatch.
+    let sizes = harness::bench_sizes(ctx, args.common.size, u64::from(args.workgroup) * u64::from(args.items));
     let exclusive = args.exclusive;
     let timing = args.common.timing();
-    harness::warm_up(ctx, std::time::Duration::from_secs(2))?;
-    report.bench_row(harness::empty_dispatch(ctx, &timing)?);
+    harness::start_bench(ctx, &timing, report)?;
     for &ty in types {
         for &n in &sizes {
             let input = make_input(ty, n as usize, seed);
