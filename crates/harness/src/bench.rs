@@ -2,6 +2,8 @@
 
 use anyhow::{Context as _, Result};
 use serde::Serialize;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 use vk_compute::{Barrier, Buffer, Context, Kernel, KernelDesc, Recorder};
 
 /// Per-repetition GPU times of one measurement, warm-up excluded.
@@ -36,11 +38,26 @@ pub struct Timing {
     pub warmup: u32,
     pub iters: u32,
     pub batch: u32,
+    /// Bring the GPU back to full speed ([`warm_up`]) right before the measurement.
+    pub prewarm: bool,
 }
 
 /// Time `record` (which records one run of the work) as `timing` says, all repetitions in one
-/// command buffer; returns the per-run time of each timed repetition.
+/// command buffer, after a [`warm_up`] if `timing.prewarm`; returns the per-run time of each
+/// timed repetition.
 pub fn time_gpu<'r>(
+    ctx: &Context,
+    timing: &Timing,
+    record: impl FnMut(&mut Recorder<'_, 'r>) -> Result<()>,
+) -> Result<GpuTimes> {
+    if timing.prewarm {
+        warm_up(ctx, MAX_WARM_UP)?;
+    }
+    time_runs(ctx, timing, record)
+}
+
+/// [`time_gpu`] without the warm-up.
+fn time_runs<'r>(
     ctx: &Context,
     timing: &Timing,
     mut record: impl FnMut(&mut Recorder<'_, 'r>) -> Result<()>,
@@ -85,9 +102,10 @@ pub fn bench_sizes(ctx: &Context, size: Option<u64>, per_workgroup: u64) -> Vec<
         .collect()
 }
 
-/// The start of every bench: warm the GPU up, then time an empty dispatch as the floor row.
+/// The start of every bench: warm the GPU up (its fastest copy is the first row), then time an
+/// empty dispatch as the floor row.
 pub fn start_bench(ctx: &Context, timing: &Timing, report: &mut crate::Report) -> Result<()> {
-    warm_up(ctx, std::time::Duration::from_secs(2))?;
+    report.bench_row(warm_up_for(ctx, MAX_WARM_UP)?);
     report.bench_row(empty_dispatch(ctx, timing)?);
     Ok(())
 }
@@ -102,29 +120,68 @@ pub fn empty_dispatch(ctx: &Context, timing: &Timing) -> Result<BenchRow> {
     Ok(BenchRow::new("empty dispatch (floor)", 0, 0, 0, &times, None))
 }
 
-/// Keep the GPU busy with copies for about `duration` of wall time before a bench, so that
-/// clocks leave their idle state. (On this session's H200 it was not enough: some processes
-/// still measured the copy at 1.7 TB/s instead of 4.1 TB/s; see docs/src/02_reduce.md.)
-pub fn warm_up(ctx: &Context, duration: std::time::Duration) -> Result<()> {
-    let vec4s = 4 << 20; // 64 MiB per buffer
+/// The longest warm-up: an H200 whose SM clock fell to 345 MHz after ≥ 2 s idle took about
+/// 2.5 s of steady copies to return to 1980 MHz (nvidia-smi samples, docs/src/02_reduce.md).
+const MAX_WARM_UP: Duration = Duration::from_secs(4);
+
+/// Time per warm-up copy of the fastest batch seen in this process (f64 bits; 0: none yet).
+static FASTEST_WARM_COPY_NS: AtomicU64 = AtomicU64::new(0);
+
+/// Copy scratch buffers until the GPU runs the copies at ≥ 97 % of the fastest speed this
+/// process has seen (at most `max`): after a second or two without work (the CPU preparing
+/// inputs) the GPU lowers its clocks and needs seconds of steady work to raise them again, so
+/// every measurement starts with this. If the GPU is already fast it costs one batch (~1 ms on
+/// an H200). Skipped on CPU devices (lavapipe), where a batch takes half a second.
+pub fn warm_up(ctx: &Context, max: Duration) -> Result<()> {
+    if ctx.caps.is_cpu() {
+        return Ok(());
+    }
+    warm_up_until(ctx, max, false).map(|_| ())
+}
+
+/// Copy for all of `duration`: the first warm-up of a process, which sets the speed
+/// [`warm_up`] waits for. Returns the fastest copy as a bench row.
+pub fn warm_up_for(ctx: &Context, duration: Duration) -> Result<BenchRow> {
+    warm_up_until(ctx, duration, true)
+}
+
+fn warm_up_until(ctx: &Context, max: Duration, full_duration: bool) -> Result<BenchRow> {
+    let vec4s = 4 << 20; // 64 MiB per buffer: past the L2, so the copies use DRAM
     let src = Buffer::<[u32; 4]>::new(ctx, "warm-up src", vec4s)?;
     let dst = Buffer::<[u32; 4]>::new(ctx, "warm-up dst", vec4s)?;
     let kernel = Kernel::new(ctx, &copy_desc())?;
     let n = vec4s as u32;
+    let mut rec = Recorder::new(ctx)?;
+    rec.fill(&src, 0);
+    // The fill lands before the copies read `src`.
+    rec.barrier(Barrier::TransferToCompute);
+    rec.submit_and_wait().context("warm-up fill")?;
+    // 256 copies per submission (~8 ms at full speed): the GPU is busy > 95 % of the time, which
+    // is what makes its clocks rise (with 20 per submission, 4 s sometimes did not).
+    let batch = Timing { warmup: 0, iters: 1, batch: 256, prewarm: false };
     let start = std::time::Instant::now();
-    while start.elapsed() < duration {
-        let mut rec = Recorder::new(ctx)?;
-        rec.fill(&src, 0);
-        // The fill lands before the copies read `src`.
-        rec.barrier(Barrier::TransferToCompute);
-        for _ in 0..20 {
-            rec.dispatch(&kernel, &[src.binding(), dst.binding()], &n, [n.div_ceil(256).min(32768), 1, 1])?;
-            // Successive copies write the same buffer: keep them ordered.
-            rec.barrier(Barrier::ComputeToCompute);
+    loop {
+        let times = time_runs(ctx, &batch, |rec| {
+            rec.dispatch(&kernel, &[src.binding(), dst.binding()], &n, [n.div_ceil(256).min(32768), 1, 1])
+        })?;
+        let ns = times.median_ns();
+        let fastest = f64::from_bits(FASTEST_WARM_COPY_NS.load(Ordering::Relaxed));
+        if fastest == 0.0 || ns < fastest {
+            FASTEST_WARM_COPY_NS.store(ns.to_bits(), Ordering::Relaxed);
         }
-        rec.submit_and_wait().context("warm-up")?;
+        let up_to_speed = fastest > 0.0 && ns <= fastest / 0.97;
+        if start.elapsed() >= max || (up_to_speed && !full_duration) || !ns.is_finite() {
+            let fastest = GpuTimes { ns: vec![f64::from_bits(FASTEST_WARM_COPY_NS.load(Ordering::Relaxed))] };
+            return Ok(BenchRow::new(
+                "warm-up copy, fastest",
+                u64::from(n) * 4,
+                2 * u64::from(n) * 16,
+                0,
+                &fastest,
+                None,
+            ));
+        }
     }
-    Ok(())
 }
 
 fn copy_desc() -> KernelDesc<'static> {
@@ -188,14 +245,26 @@ impl BenchRow {
 /// The bandwidth ceiling: a `uvec4` grid-stride copy of `bytes` (read + write counted),
 /// measured in the same run as the sample's kernels.
 pub fn copy_ceiling(ctx: &Context, bytes: u64, timing: &Timing) -> Result<BenchRow> {
-    let vec4s = bytes.div_ceil(16);
-    let src = Buffer::<[u32; 4]>::new(ctx, "copy src", vec4s as usize)?;
-    let dst = Buffer::<[u32; 4]>::new(ctx, "copy dst", vec4s as usize)?;
+    let vec4s = bytes.div_ceil(16) as usize;
+    let src = Buffer::<[u32; 4]>::new(ctx, "copy src", vec4s)?;
+    let dst = Buffer::<[u32; 4]>::new(ctx, "copy dst", vec4s)?;
+    copy_between(ctx, &src, &dst, timing)
+}
+
+/// Time the copy kernel from `src` to `dst` (equal lengths; `src` is filled first).
+pub fn copy_between(
+    ctx: &Context,
+    src: &Buffer<[u32; 4]>,
+    dst: &Buffer<[u32; 4]>,
+    timing: &Timing,
+) -> Result<BenchRow> {
+    anyhow::ensure!(src.len() == dst.len(), "copy between buffers of {} and {} vec4s", src.len(), dst.len());
+    let vec4s = src.len() as u64;
     let kernel = Kernel::new(ctx, &copy_desc())?;
     let groups = vec4s.div_ceil(256).clamp(1, 32768) as u32;
     let n = u32::try_from(vec4s).context("copy size beyond 2^32 vec4s")?;
     let mut rec = Recorder::new(ctx)?;
-    rec.fill(&src, 0x0102_0304);
+    rec.fill(src, 0x0102_0304);
     // The fill must land before the copy kernel reads `src`.
     rec.barrier(Barrier::TransferToCompute);
     rec.submit_and_wait()?;

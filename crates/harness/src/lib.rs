@@ -10,7 +10,8 @@ pub mod report;
 mod run;
 
 pub use bench::{
-    bench_sizes, copy_ceiling, empty_dispatch, start_bench, time_gpu, warm_up, BenchRow, GpuTimes, Timing,
+    bench_sizes, copy_between, copy_ceiling, empty_dispatch, start_bench, time_gpu, warm_up, warm_up_for, BenchRow,
+    GpuTimes, Timing,
 };
 pub use compare::{compare_exact, compare_floats, Check};
 pub use report::{out, Report, Status};

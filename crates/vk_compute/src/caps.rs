@@ -122,6 +122,11 @@ pub struct DeviceCaps {
 }
 
 impl DeviceCaps {
+    /// A CPU implementation (lavapipe, SwiftShader).
+    pub fn is_cpu(&self) -> bool {
+        self.device_type == device_type_name(vk::PhysicalDeviceType::CPU)
+    }
+
     /// 64-bit integers in shaders with atomics on storage buffers (both features enabled).
     pub fn has_int64_buffer_atomics(&self) -> bool {
         self.shader_int64 && self.buffer_int64_atomics

@@ -36,7 +36,7 @@ struct Args {
     #[arg(long, default_value_t = 256)]
     workgroup: u32,
     /// Elements per invocation (a multiple of 4); a tile is workgroup × items elements.
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, default_value_t = 32)]
     items: u32,
     /// single-pass: look back with the whole workgroup (a window of `workgroup` tiles per round
     /// trip) instead of the first subgroup only (a window of gl_SubgroupSize tiles).
