@@ -21,6 +21,9 @@ const ALTERNATE_PATHS: &[(&str, &[&str])] = &[
     ("02_reduce", &["--variant", "fast", "--fast-fences"]),
     // The workgroup-wide look-back window (the default polls with one subgroup).
     ("03_scan", &["--variant", "single-pass", "--wide-lookback"]),
+    // Bench mode: warm-up (clock probe, copies), copy ceiling and timestamps, at a small size.
+    ("02_reduce", &["--bench", "--size", "4099", "--iters", "3"]),
+    ("03_scan", &["--bench", "--size", "4099", "--iters", "3"]),
 ];
 
 /// Validation-layer message markers: output containing one fails `test` even after exit 0.

@@ -32,7 +32,7 @@ struct Args {
 
 fn main() -> Result<()> {
     let args = Args::parse();
-    let types = Context::new(ContextOptions::default())?.memory_types();
+    let types = Context::new(ContextOptions::default()).context("Vulkan context")?.memory_types();
     for line in &types {
         println!("{line}");
     }
@@ -42,9 +42,9 @@ fn main() -> Result<()> {
         for dedicated in [false, true] {
             let options =
                 ContextOptions { memory_type: Some(memory_type), dedicated_memory: dedicated, ..Default::default() };
-            let ctx = Context::new(options)?;
+            let ctx = Context::new(options).with_context(|| format!("context with memory type {memory_type}"))?;
             let label = format!("type {memory_type} {}", if dedicated { "dedicated" } else { "pooled" });
-            warm_up_for(&ctx, std::time::Duration::from_secs(1))?;
+            warm_up_for(&ctx, std::time::Duration::from_secs(1)).context("warm-up")?;
             let mut kept = Vec::new();
             for &n in &args.sizes {
                 for pair in 0..args.pairs {
@@ -53,6 +53,7 @@ fn main() -> Result<()> {
                         .and_then(|src| Ok((src, Buffer::<[u32; 4]>::new(&ctx, "probe dst", vec4s)?)));
                     let (src, dst) = match made {
                         Ok(pair) => pair,
+                        // Memory runs out (or the type does not suit buffers): report, next size.
                         Err(e) => {
                             println!("[{label}] n={n}: {e:#}");
                             break;
@@ -69,19 +70,19 @@ fn main() -> Result<()> {
             }
         }
     }
-    let ctx = Context::new(ContextOptions::default())?;
+    let ctx = Context::new(ContextOptions::default()).context("Vulkan context")?;
     let vec4s = (args.sizes.iter().copied().max().unwrap_or(0) / 4) as usize;
-    let src = Buffer::<[u32; 4]>::new(&ctx, "probe src", vec4s)?;
-    let dst = Buffer::<[u32; 4]>::new(&ctx, "probe dst", vec4s)?;
-    warm_up_for(&ctx, std::time::Duration::from_secs(1))?;
+    let src = Buffer::<[u32; 4]>::new(&ctx, "probe src", vec4s).context("schedule buffers")?;
+    let dst = Buffer::<[u32; 4]>::new(&ctx, "probe dst", vec4s).context("schedule buffers")?;
+    warm_up_for(&ctx, std::time::Duration::from_secs(1)).context("warm-up")?;
     let start = std::time::Instant::now();
     for step in &args.schedule {
         let ms: u64 = step.get(1..).and_then(|v| v.parse().ok()).context("schedule steps are iMS or bMS")?;
         let duration = std::time::Duration::from_millis(ms);
-        if step.starts_with('b') {
-            warm_up_for(&ctx, duration)?;
-        } else {
-            std::thread::sleep(duration);
+        match step.chars().next() {
+            Some('b') => drop(warm_up_for(&ctx, duration).context("busy step")?),
+            Some('i') => std::thread::sleep(duration),
+            _ => anyhow::bail!("schedule step `{step}`: not iMS or bMS"),
         }
         let row = copy_between(&ctx, &src, &dst, &timing).context("copy")?;
         let at = start.elapsed().as_secs_f64();

@@ -83,8 +83,12 @@ impl<'c, T: Pod> Buffer<'c, T> {
             Err(e) => {
                 // SAFETY: the buffer has no memory bound and is unused.
                 unsafe { ctx.device.destroy_buffer(raw, None) };
+                let forced = match (ctx.options.memory_type, device_buffer) {
+                    (Some(index), true) => format!(" in the forced memory type {index} (--memory-type)"),
+                    _ => String::new(),
+                };
                 return setup_error(format!(
-                    "cannot allocate {bytes} bytes for buffer `{name}` on {}: {e}",
+                    "cannot allocate {bytes} bytes for buffer `{name}`{forced} on {}: {e}",
                     ctx.caps.name
                 ));
             }
