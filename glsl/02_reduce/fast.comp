@@ -3,9 +3,11 @@
 // (bytes in flight hide memory latency), and folds them into one register; the workgroup
 // combines its invocations (workgroup_reduce.glsl) and writes one partial. The last workgroup
 // to finish — found with an atomic ticket — reduces all partials and writes the result, then
-// resets the ticket (and the partials' flags) for the next run. Any n up to the buffer limit;
-// the n % 4 tail is read as scalars. Needs: GL_KHR_shader_subgroup_basic and _arithmetic (or
-// _shuffle with USE_SHUFFLE); FLAGGED_PARTIALS needs shaderInt64 and shaderBufferInt64Atomics.
+// resets the ticket (and the partials' flags) for the next run. With ATOMIC_RESULT there is no
+// last workgroup: each workgroup folds its partial into the result with one atomic. Any n up to
+// the buffer limit; the n % 4 tail is read as scalars. Needs: GL_KHR_shader_subgroup_basic and
+// _arithmetic (or _shuffle with USE_SHUFFLE); FLAGGED_PARTIALS needs shaderInt64 and
+// shaderBufferInt64Atomics; ATOMIC_RESULT on floats needs shaderBufferFloat32AtomicAdd.
 #version 450
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_EXT_control_flow_attributes : require  // [[unroll]]: v[] stays in registers
@@ -30,7 +32,29 @@ layout(constant_id = 1) const uint UNROLL = 4;
 // The same input seen as vectors and as scalars (for the tail).
 layout(std430, binding = 0) readonly buffer Src4 { T4 src4[]; };
 layout(std430, binding = 0) readonly buffer Src1 { T src1[]; };
-#if FLAGGED_PARTIALS
+#if ATOMIC_RESULT
+#if defined(TYPE_F32)
+#extension GL_EXT_shader_atomic_float : require
+#endif
+#if defined(OP_ADD)
+#define ATOMIC_OP atomicAdd
+#elif defined(OP_MIN)
+#define ATOMIC_OP atomicMin
+#elif defined(OP_MAX)
+#define ATOMIC_OP atomicMax
+#elif defined(OP_AND)
+#define ATOMIC_OP atomicAnd
+#elif defined(OP_OR)
+#define ATOMIC_OP atomicOr
+#elif defined(OP_XOR)
+#define ATOMIC_OP atomicXor
+#else
+#error "ATOMIC_RESULT: no atomic for this operation"
+#endif
+// Two accumulators, used by alternate runs: a run adds into result[slot] and resets the other
+// one to the identity for the next run (which a barrier orders after this one).
+layout(std430, binding = 3) buffer Result { T result[2]; };
+#elif FLAGGED_PARTIALS
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_shader_atomic_int64 : require
 #extension GL_KHR_memory_scope_semantics : require
@@ -52,8 +76,11 @@ layout(std430, binding = 1) coherent buffer Partials { T partials[]; };
 // ticket: workgroups done so far; missing_partials (flagged path): partials that never arrived
 // (a broken device or driver; the host fails the run if it is not 0).
 layout(std430, binding = 2) coherent buffer Ticket { uint ticket; uint missing_partials; };
+#if !ATOMIC_RESULT
 layout(std430, binding = 3) writeonly buffer Result { T result; };
-layout(push_constant) uniform Push { uint n; };
+#endif
+// slot: which of the two accumulators this run adds into (ATOMIC_RESULT only).
+layout(push_constant) uniform Push { uint n; uint slot; };
 
 shared bool is_last_workgroup;
 
@@ -88,7 +115,16 @@ void main() {
 
     T total = workgroup_reduce(mine);
 
-#if FLAGGED_PARTIALS
+#if ATOMIC_RESULT
+    // ANCHOR: atomic_result
+    if (tid == 0) {
+        ATOMIC_OP(result[slot], total);  // no reply needed: nothing waits for it in this run
+        if (gl_WorkGroupID.x == 0) {
+            result[slot ^ 1u] = IDENTITY;  // the next run's accumulator; no one uses it now
+        }
+    }
+    // ANCHOR_END: atomic_result
+#elif FLAGGED_PARTIALS
     // ANCHOR: flagged_partials
     if (tid == 0) {
         uint64_t flagged = (uint64_t(1) << 32) | uint64_t(TO_BITS(total));

@@ -19,6 +19,8 @@ const SMALL_ARGS: &[(&str, &[&str])] = &[];
 const ALTERNATE_PATHS: &[(&str, &[&str])] = &[
     // The memory-barrier hand-over of partials (the default uses 64-bit flagged partials).
     ("02_reduce", &["--variant", "fast", "--fast-fences"]),
+    // Partials folded into the result by one atomic per workgroup (no last workgroup).
+    ("02_reduce", &["--variant", "fast", "--fast-atomic-result"]),
     // The workgroup-wide look-back window (the default polls with one subgroup).
     ("03_scan", &["--variant", "single-pass", "--wide-lookback"]),
     // Bench mode: warm-up (clock probe, copies), copy ceiling and timestamps, at a small size.

@@ -111,6 +111,9 @@ pub struct DeviceCaps {
     pub shader_int64: bool,
     /// `shaderBufferInt64Atomics`: 64-bit atomics on storage buffers (enabled when offered).
     pub buffer_int64_atomics: bool,
+    /// `shaderBufferFloat32AtomicAdd` (VK_EXT_shader_atomic_float): `atomicAdd` on floats in
+    /// storage buffers (enabled when offered).
+    pub buffer_float32_atomic_add: bool,
     /// VK_KHR_pipeline_executable_properties: the driver can report per-pipeline statistics
     /// (registers, spills, …); enabled only with [`crate::ContextOptions::pipeline_statistics`].
     pub pipeline_executable_info: bool,

@@ -283,6 +283,7 @@ fn query_caps(
     let mut coop_features = vk::PhysicalDeviceCooperativeMatrixFeaturesKHR::default();
     let mut atomic64 = vk::PhysicalDeviceShaderAtomicInt64Features::default();
     let mut executable = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default();
+    let mut atomic_float = vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT::default();
     let mut feats2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut f16);
     if v12 || has(ash::khr::shader_float16_int8::NAME) {
         feats2 = feats2.push_next(&mut f16i8);
@@ -304,6 +305,9 @@ fn query_caps(
     }
     if has(ash::khr::pipeline_executable_properties::NAME) {
         feats2 = feats2.push_next(&mut executable);
+    }
+    if has(ash::ext::shader_atomic_float::NAME) {
+        feats2 = feats2.push_next(&mut atomic_float);
     }
     // SAFETY: as above, only structures the device knows.
     unsafe { instance.get_physical_device_features2(pd, &mut feats2) };
@@ -354,6 +358,7 @@ fn query_caps(
         cooperative_matrix_feature: coop_features.cooperative_matrix != 0,
         shader_int64,
         buffer_int64_atomics: atomic64.shader_buffer_int64_atomics != 0,
+        buffer_float32_atomic_add: atomic_float.shader_buffer_float32_atomic_add != 0,
         pipeline_executable_info: executable.pipeline_executable_info != 0,
         coop_mat_shapes,
         // Name, type, version and limits: what a 1.0 query already gives.
@@ -393,6 +398,7 @@ fn minimal_caps(base: &vk::PhysicalDeviceProperties, api: u32, index: usize, ext
         cooperative_matrix_feature: false,
         shader_int64: false,
         buffer_int64_atomics: false,
+        buffer_float32_atomic_add: false,
         pipeline_executable_info: false,
         coop_mat_shapes: Vec::new(),
         raw_api_version: api,
@@ -638,6 +644,7 @@ fn create_device(
     let mem_model = want(ash::khr::vulkan_memory_model::NAME, v12);
     let coop_mat = options.cooperative_matrix && want(ash::khr::cooperative_matrix::NAME, false);
     let atomic_int64 = want(ash::khr::shader_atomic_int64::NAME, v12);
+    let atomic_float = caps.buffer_float32_atomic_add && want(ash::ext::shader_atomic_float::NAME, false);
     let executable_info = options.pipeline_statistics
         && caps.pipeline_executable_info
         && want(ash::khr::pipeline_executable_properties::NAME, false);
@@ -661,6 +668,8 @@ fn create_device(
         vk::PhysicalDeviceShaderAtomicInt64Features::default().shader_buffer_int64_atomics(caps.buffer_int64_atomics);
     let mut executable =
         vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default().pipeline_executable_info(true);
+    let mut float_atomics =
+        vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT::default().shader_buffer_float32_atomic_add(true);
     // SAFETY: `pd` comes from `instance`.
     let core = unsafe { instance.get_physical_device_features(pd) };
     let core_features = vk::PhysicalDeviceFeatures::default()
@@ -697,6 +706,9 @@ fn create_device(
     }
     if executable_info {
         info = info.push_next(&mut executable);
+    }
+    if atomic_float {
+        info = info.push_next(&mut float_atomics);
     }
     // SAFETY: every structure in the chain is core at the device's version or its extension
     // is enabled; all pointers refer to locals alive across the call.

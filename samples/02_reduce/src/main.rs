@@ -44,6 +44,12 @@ struct Args {
     /// allow flagged partials (an A/B switch).
     #[arg(long)]
     fast_fences: bool,
+    /// fast: fold each workgroup's partial into the result with one atomic instead of handing
+    /// the partials to a last workgroup (integer operations; f32 add where the device has
+    /// shaderBufferFloat32AtomicAdd; SKIP otherwise). Float results then vary in the last bits
+    /// from run to run (the order of the additions does).
+    #[arg(long)]
+    fast_atomic_result: bool,
 }
 
 harness::sample_args!(Args);
@@ -120,7 +126,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                     let mut rec = Recorder::new(ctx)?;
                     reducer.record(&mut rec, &buffers, input.len())?;
                     rec.submit_and_wait().with_context(|| format!("{name} n={}", input.len()))?;
-                    let got = buffers.output.download()?[0];
+                    let got = buffers.result()?;
                     let mut result = check(ty, op, input, got, reducer.chain(input.len()));
                     buffers.fail_if_partials_missing(&mut result)?;
                     report.check(&name, Some(input.len() as u64), &result);
@@ -165,6 +171,8 @@ struct Reducer<'c> {
     /// fast: the most workgroups, and loads in flight per invocation.
     fast_groups: u32,
     fast_unroll: u32,
+    /// fast: each workgroup adds its partial to the result atomically (no last workgroup).
+    atomic_result: bool,
 }
 
 /// Device buffers for one input: the input, two ping-pong scratch buffers for the partials,
@@ -174,9 +182,18 @@ struct Buffers<'c> {
     scratch: [Buffer<'c, u32>; 2],
     ticket: Buffer<'c, u32>,
     output: Buffer<'c, u32>,
+    /// Runs recorded so far: with an atomic result, run k adds into output[k % 2].
+    runs: std::cell::Cell<u32>,
+    atomic_result: bool,
 }
 
 impl Buffers<'_> {
+    /// The result of the last run recorded (and waited for).
+    fn result(&mut self) -> Result<u32> {
+        let slot = if self.atomic_result { (self.runs.get().max(1) - 1) % 2 } else { 0 };
+        Ok(self.output.download()?[slot as usize])
+    }
+
     /// fast with flagged partials: a partial that never reached the last workgroup (counted in
     /// the ticket buffer's second word, over every run so far) fails the check.
     fn fail_if_partials_missing(&mut self, result: &mut harness::Check) -> Result<()> {
@@ -209,9 +226,23 @@ impl<'c> Reducer<'c> {
                 }
                 let flagged = ctx.caps.has_int64_buffer_atomics() && !args.fast_fences;
                 defines.push(("FLAGGED_PARTIALS", u32::from(flagged).to_string()));
+                defines.push(("ATOMIC_RESULT", u32::from(args.fast_atomic_result).to_string()));
                 ("02_reduce/fast.comp", has_arith || has_shuffle, arith | shuffle)
             }
         };
+        let atomic_result = variant == Variant::Fast && args.fast_atomic_result;
+        if atomic_result {
+            match (ty, op) {
+                (_, Op::Mul) | (Ty::F32, Op::Min | Op::Max) => {
+                    let what = format!("{op:?} on {ty:?}").to_lowercase();
+                    return Ok(Err(format!("--fast-atomic-result: GLSL has no atomic {what}")));
+                }
+                (Ty::F32, _) if !ctx.caps.buffer_float32_atomic_add => {
+                    return Ok(Err("--fast-atomic-result: the device lacks shaderBufferFloat32AtomicAdd".into()));
+                }
+                _ => {}
+            }
+        }
         if !usable {
             let missing = ops.missing(needs);
             let either = if variant == Variant::Fast { " (either Arithmetic or Shuffle would do)" } else { "" };
@@ -231,7 +262,7 @@ impl<'c> Reducer<'c> {
             shader,
             defines,
             buffers: if variant == Variant::Fast { 4 } else { 2 },
-            push_constant_bytes: 4,
+            push_constant_bytes: if variant == Variant::Fast { 8 } else { 4 },
             workgroup_size: WORKGROUP,
             constants,
             ..Default::default()
@@ -239,7 +270,7 @@ impl<'c> Reducer<'c> {
         let kernel = Kernel::new(ctx, &desc)?;
         let identity = identity(ty, op);
         let (fast_groups, fast_unroll) = (args.fast_groups.max(1), args.fast_unroll.max(1));
-        Ok(Ok(Reducer { ctx, variant, kernel, identity, max_subgroups, fast_groups, fast_unroll }))
+        Ok(Ok(Reducer { ctx, variant, kernel, identity, max_subgroups, fast_groups, fast_unroll, atomic_result }))
     }
 
     fn fast_grid(&self, n: usize) -> u32 {
@@ -262,9 +293,18 @@ impl<'c> Reducer<'c> {
             scratch: [scratch("partials A")?, scratch("partials B")?],
             ticket: Buffer::from_slice(self.ctx, "ticket", &[0u32, 0])?,
             output: Buffer::new(self.ctx, "result", WORKGROUP as usize)?,
+            runs: std::cell::Cell::new(0),
+            atomic_result: self.atomic_result,
         };
         let mut rec = Recorder::new(self.ctx)?;
-        rec.fill(&buffers.output, harness::POISON);
+        if self.atomic_result {
+            // The first run's accumulator starts at the identity (each run resets the next
+            // one's); the rest is poison, as in the other variants.
+            rec.fill_range(&buffers.output, 0, 1, self.identity)?;
+            rec.fill_range(&buffers.output, 1, buffers.output.len() - 1, harness::POISON)?;
+        } else {
+            rec.fill(&buffers.output, harness::POISON);
+        }
         rec.fill(&buffers.scratch[0], 0);
         // The poison and the cleared partial flags land before the reduction runs.
         rec.barrier(Barrier::TransferToCompute);
@@ -278,10 +318,12 @@ impl<'c> Reducer<'c> {
     fn record<'r>(&'r self, rec: &mut Recorder<'_, 'r>, b: &'r Buffers, n: usize) -> Result<()> {
         let mut m = n as u32;
         if self.variant == Variant::Fast {
+            let slot = b.runs.get() % 2;
+            b.runs.set(b.runs.get() + 1);
             return rec.dispatch(
                 &self.kernel,
                 &[b.input.binding(), b.scratch[0].binding(), b.ticket.binding(), b.output.binding()],
-                &m,
+                &[m, slot],
                 [self.fast_grid(n), 1, 1],
             );
         }
@@ -325,8 +367,11 @@ impl<'c> Reducer<'c> {
     fn chain(&self, n: usize) -> u64 {
         match self.variant {
             Variant::Fast => {
-                let stride = u64::from(self.fast_grid(n)) * u64::from(WORKGROUP);
-                4 * (n as u64 / 4).div_ceil(stride) + 4
+                let groups = u64::from(self.fast_grid(n));
+                let stride = groups * u64::from(WORKGROUP);
+                // An atomic result adds the workgroups' partials one after another.
+                let atomic_chain = if self.atomic_result { groups } else { 0 };
+                4 * (n as u64 / 4).div_ceil(stride) + 4 + atomic_chain
             }
             _ => 1,
         }
@@ -459,7 +504,7 @@ fn bench(ctx: &Context, args: &Args, variants: &[Variant], types: &[Ty], report:
                     };
                     let mut buffers = reducer.buffers(&input)?;
                     let times = harness::time_gpu(ctx, &timing, |rec| reducer.record(rec, &buffers, input.len()))?;
-                    let got = buffers.output.download()?[0];
+                    let got = buffers.result()?;
                     let mut result = check(ty, op, &input, got, reducer.chain(input.len()));
                     buffers.fail_if_partials_missing(&mut result)?;
                     report.check(&name, Some(n), &result);
