@@ -145,6 +145,46 @@ void store_tile(uint tile, T4 v[ROWS], T lane_prefix[ROWS], T tile_offset) {
     }
 }
 
+#if RECOMPUTE_ROWS
+// Experiment (--recompute-rows): keep no per-row prefixes across the look-back. Before it, only
+// the segment sums (a subgroupAdd per row) and the workgroup scan of them; after it, each row
+// is scanned again while it is stored. 8 subgroup operations more per tile, ROWS registers
+// fewer while the workgroup waits (more workgroups per multiprocessor, if the driver agrees).
+void tile_sums(T4 v[ROWS], out T segment_offset, out T total) {
+    T segment_sum = T(0);
+    [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+        segment_sum += subgroupAdd((v[r].x + v[r].y) + (v[r].z + v[r].w));
+    }
+    bool last_lane = gl_SubgroupInvocationID == gl_SubgroupSize - 1;
+    segment_offset = workgroup_exclusive_scan(last_lane ? segment_sum : T(0), total);
+}
+
+void store_tile_rescanned(uint tile, T4 v[ROWS], T segment_start) {
+    bool whole_tile = tile * TILE + TILE <= n;
+    T row_start = segment_start;  // elements before this row: previous tiles, segments, rows
+    [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+        T own = (v[r].x + v[r].y) + (v[r].z + v[r].w);
+        T before = subgroupExclusiveAdd(own);
+        T start = row_start + before;
+        T x = start + v[r].x;
+        T y = x + v[r].y;
+        T z = y + v[r].z;
+        T w = z + v[r].w;
+        T4 out4 = EXCLUSIVE == 1 ? T4(start, x, y, z) : T4(x, y, z, w);
+        row_start += subgroupShuffle(before + own, gl_SubgroupSize - 1);  // the row's total
+        uint first = row_first(tile, r);
+        if (whole_tile) {
+            dst4[first / 4] = out4;
+        } else {
+            store1(first, out4.x);
+            store1(first + 1, out4.y);
+            store1(first + 2, out4.z);
+            store1(first + 3, out4.w);
+        }
+    }
+}
+#endif
+
 shared uint claimed_tile;
 shared uint window_stop;     // wide look-back: the closest window slot with a full prefix
 shared uint window_waiting;  // wide look-back: some slot before it is not ready yet
@@ -291,9 +331,14 @@ void main() {
 #endif
     T4 v[ROWS];
     load_tile(tile, v);
-    T lane_prefix[ROWS];
     T total;
+#if RECOMPUTE_ROWS
+    T segment_offset;
+    tile_sums(v, segment_offset, total);
+#else
+    T lane_prefix[ROWS];
     scan_tile(v, lane_prefix, total);
+#endif
 #if SKIP_LOOKBACK
     // Timing experiment only: every tile starts from 0 (not a scan across tiles). It shows
     // what the loads, tile scan and stores cost without the chained look-back.
@@ -301,7 +346,11 @@ void main() {
 #else
     T tile_offset = look_back(tile, total);
 #endif
+#if RECOMPUTE_ROWS
+    store_tile_rescanned(tile, v, tile_offset + segment_offset);
+#else
     store_tile(tile, v, lane_prefix, tile_offset);
+#endif
     // Count finished tiles: the host trusts the output only if every tile got here (lavapipe
     // once ended a workgroup early, after its prefix was published, leaving a tile unwritten).
     barrier();  // every invocation has stored its items

@@ -59,6 +59,10 @@ struct Args {
     /// atomic), 2 claims 64 stripes apart (the tiles in flight spread over the whole buffer).
     #[arg(long, hide = true, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=2))]
     tile_order: u32,
+    /// single-pass experiment: keep no per-row prefixes across the look-back (rows scanned
+    /// again while stored), for fewer registers while a workgroup waits.
+    #[arg(long, hide = true)]
+    recompute_rows: bool,
 }
 
 harness::sample_args!(Args);
@@ -220,6 +224,7 @@ impl<'c> Scanner<'c> {
                 ("PREWAIT", u32::from(!args.no_prewait).to_string()),
                 ("SKIP_LOOKBACK", u32::from(args.skip_lookback).to_string()),
                 ("TILE_ORDER", args.tile_order.to_string()),
+                ("RECOMPUTE_ROWS", u32::from(args.recompute_rows).to_string()),
             ];
             if let Some(p) = pass {
                 d.push(("PASS", p.to_string()));
