@@ -82,7 +82,9 @@ layout(std430, binding = 3) writeonly buffer Result { T result; };
 // slot: which of the two accumulators this run adds into (ATOMIC_RESULT only).
 layout(push_constant) uniform Push { uint n; uint slot; };
 
+#if !ATOMIC_RESULT
 shared bool is_last_workgroup;
+#endif
 
 void main() {
     uint tid = gl_LocalInvocationID.x;

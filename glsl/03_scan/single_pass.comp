@@ -148,8 +148,10 @@ void store_tile(uint tile, T4 v[ROWS], T lane_prefix[ROWS], T tile_offset) {
 #if RECOMPUTE_ROWS
 // Experiment (--recompute-rows): keep no per-row prefixes across the look-back. Before it, only
 // the segment sums (a subgroupAdd per row) and the workgroup scan of them; after it, each row
-// is scanned again while it is stored. 8 subgroup operations more per tile, ROWS registers
-// fewer while the workgroup waits (more workgroups per multiprocessor, if the driver agrees).
+// is scanned again while it is stored. ROWS subgroup scans more per tile, ROWS registers fewer
+// while the workgroup waits (more workgroups per multiprocessor, if the driver agrees). With
+// floats the segment sums (subgroupAdd) and the rescan's running row totals may differ in their
+// last bits: within the check's tolerance.
 void tile_sums(T4 v[ROWS], out T segment_offset, out T total) {
     T segment_sum = T(0);
     [[unroll]] for (uint r = 0; r < ROWS; ++r) {

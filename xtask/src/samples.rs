@@ -27,6 +27,8 @@ const ALTERNATE_PATHS: &[(&str, &[&str])] = &[
     ("03_scan", &["--variant", "single-pass", "--recompute-rows"]),
     // Bench mode: warm-up (clock probe, copies), copy ceiling and timestamps, at a small size.
     ("02_reduce", &["--bench", "--size", "4099", "--iters", "3"]),
+    // The atomic result's alternating accumulators over many runs, several workgroups.
+    ("02_reduce", &["--bench", "--variant", "fast", "--fast-atomic-result", "--size", "1000003", "--iters", "3"]),
     ("03_scan", &["--bench", "--size", "4099", "--iters", "3"]),
 ];
 

@@ -44,7 +44,7 @@ struct Args {
     /// allow flagged partials (an A/B switch).
     #[arg(long)]
     fast_fences: bool,
-    /// fast: fold each workgroup's partial into the result with one atomic instead of handing
+    /// fast only: fold each workgroup's partial into the result with one atomic instead of handing
     /// the partials to a last workgroup (integer operations; f32 add where the device has
     /// shaderBufferFloat32AtomicAdd; SKIP otherwise). Float results then vary in the last bits
     /// from run to run (the order of the additions does).
@@ -191,13 +191,13 @@ impl Buffers<'_> {
     /// The result of the last run recorded (and waited for).
     fn result(&mut self) -> Result<u32> {
         let slot = if self.atomic_result { (self.runs.get().max(1) - 1) % 2 } else { 0 };
-        Ok(self.output.download()?[slot as usize])
+        Ok(self.output.download().context("read the result")?[slot as usize])
     }
 
     /// fast with flagged partials: a partial that never reached the last workgroup (counted in
     /// the ticket buffer's second word, over every run so far) fails the check.
     fn fail_if_partials_missing(&mut self, result: &mut harness::Check) -> Result<()> {
-        let missing = self.ticket.download()?[1];
+        let missing = self.ticket.download().context("read the missing-partials count")?[1];
         if missing > 0 {
             result.mismatches += 1;
             result.first.push(format!("{missing} partial(s) never reached the last workgroup"));
@@ -306,7 +306,7 @@ impl<'c> Reducer<'c> {
             rec.fill(&buffers.output, harness::POISON);
         }
         rec.fill(&buffers.scratch[0], 0);
-        // The poison and the cleared partial flags land before the reduction runs.
+        // The poison (and identity), and the cleared partial flags land before the reduction runs.
         rec.barrier(Barrier::TransferToCompute);
         rec.submit_and_wait()?;
         Ok(buffers)
@@ -314,18 +314,20 @@ impl<'c> Reducer<'c> {
     // ANCHOR_END: reducer
 
     // ANCHOR: passes
-    /// Record the whole reduction of `n` elements; the result lands in `output[0]`.
+    /// Record the whole reduction of `n` elements; the result lands in `output[0]` (with an
+    /// atomic result, in `output[run % 2]`: read it with [`Buffers::result`]).
     fn record<'r>(&'r self, rec: &mut Recorder<'_, 'r>, b: &'r Buffers, n: usize) -> Result<()> {
         let mut m = n as u32;
         if self.variant == Variant::Fast {
             let slot = b.runs.get() % 2;
-            b.runs.set(b.runs.get() + 1);
-            return rec.dispatch(
+            rec.dispatch(
                 &self.kernel,
                 &[b.input.binding(), b.scratch[0].binding(), b.ticket.binding(), b.output.binding()],
                 &[m, slot],
                 [self.fast_grid(n), 1, 1],
-            );
+            )?;
+            b.runs.set(b.runs.get() + 1);
+            return Ok(());
         }
         let mut src = b.input.binding();
         for pass in 0..64 {
@@ -362,8 +364,9 @@ impl<'c> Reducer<'c> {
     }
     // ANCHOR_END: passes
 
-    /// Longest chain of sequential operations one invocation performs before the tree part:
-    /// it bounds the float rounding error (see `check`).
+    /// Longest chain of sequential operations on one value outside the tree parts (an
+    /// invocation's loads, and with an atomic result the workgroups' partials): it bounds the
+    /// float rounding error (see `check`).
     fn chain(&self, n: usize) -> u64 {
         match self.variant {
             Variant::Fast => {
