@@ -123,25 +123,29 @@ void scan_tile(T4 v[ROWS], out T lane_prefix[ROWS], out T total) {
 }
 // ANCHOR_END: tile_scan
 
+// Store row r of the lane's elements v: their running sums from start (the sum of everything
+// before them), inclusive or exclusive; the tail tile with guarded scalar stores.
+void store_row(uint tile, uint r, bool whole_tile, T start, T4 v) {
+    T x = start + v.x;
+    T y = x + v.y;
+    T z = y + v.z;
+    T w = z + v.w;
+    T4 out4 = EXCLUSIVE == 1 ? T4(start, x, y, z) : T4(x, y, z, w);
+    uint first = row_first(tile, r);
+    if (whole_tile) {
+        dst4[first / 4] = out4;
+    } else {
+        store1(first, out4.x);
+        store1(first + 1, out4.y);
+        store1(first + 2, out4.z);
+        store1(first + 3, out4.w);
+    }
+}
+
 void store_tile(uint tile, T4 v[ROWS], T lane_prefix[ROWS], T tile_offset) {
     bool whole_tile = tile * TILE + TILE <= n;
     [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-        // Running sums of the lane's four elements.
-        T start = tile_offset + lane_prefix[r];
-        T x = start + v[r].x;
-        T y = x + v[r].y;
-        T z = y + v[r].z;
-        T w = z + v[r].w;
-        T4 out4 = EXCLUSIVE == 1 ? T4(start, x, y, z) : T4(x, y, z, w);
-        uint first = row_first(tile, r);
-        if (whole_tile) {
-            dst4[first / 4] = out4;
-        } else {
-            store1(first, out4.x);
-            store1(first + 1, out4.y);
-            store1(first + 2, out4.z);
-            store1(first + 3, out4.w);
-        }
+        store_row(tile, r, whole_tile, tile_offset + lane_prefix[r], v[r]);
     }
 }
 
@@ -167,22 +171,8 @@ void store_tile_rescanned(uint tile, T4 v[ROWS], T segment_start) {
     [[unroll]] for (uint r = 0; r < ROWS; ++r) {
         T own = (v[r].x + v[r].y) + (v[r].z + v[r].w);
         T before = subgroupExclusiveAdd(own);
-        T start = row_start + before;
-        T x = start + v[r].x;
-        T y = x + v[r].y;
-        T z = y + v[r].z;
-        T w = z + v[r].w;
-        T4 out4 = EXCLUSIVE == 1 ? T4(start, x, y, z) : T4(x, y, z, w);
+        store_row(tile, r, whole_tile, row_start + before, v[r]);
         row_start += subgroupShuffle(before + own, gl_SubgroupSize - 1);  // the row's total
-        uint first = row_first(tile, r);
-        if (whole_tile) {
-            dst4[first / 4] = out4;
-        } else {
-            store1(first, out4.x);
-            store1(first + 1, out4.y);
-            store1(first + 2, out4.z);
-            store1(first + 3, out4.w);
-        }
     }
 }
 #endif

@@ -189,7 +189,7 @@ fn warm_up_until(ctx: &Context, max: Duration, full_duration: bool) -> Result<Be
                     fastest_before.unwrap_or(ns) / 1e3
                 ));
             }
-            let fastest = note_probe(ctx, ns).unwrap_or(ns);
+            let fastest = fastest_before.map_or(ns, |f| f.min(ns));
             let row_times = GpuTimes { ns: vec![fastest] };
             return Ok(BenchRow::new("warm-up clock probe, fastest", 0, 0, 0, &row_times, None));
         }
