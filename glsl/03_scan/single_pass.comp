@@ -30,10 +30,24 @@ layout(std430, binding = 1) writeonly buffer Dst1 { T dst1[]; };
 layout(std430, binding = 2) buffer TileStates { uint64_t tile_state[]; };
 // next_tile and tiles_written are reset before every run; stalled only when the buffers are
 // made, so a stall in any run of a bench is seen afterwards.
-layout(std430, binding = 3) buffer Control { uint next_tile; uint tiles_written; uint stalled; };
+// stat_windows, stat_repolls: only with LOOKBACK_STATS (an experiment), reset with the counters.
+layout(std430, binding = 3) buffer Control {
+    uint next_tile;
+    uint tiles_written;
+    uint stalled;
+    uint stat_windows;  // windows read by all look-backs
+    uint stat_repolls;  // windows read again because a predecessor was not ready
+};
 layout(push_constant) uniform Push { uint n; };
 
-const uint TILE = WORKGROUP_SIZE * ITEMS;
+#if LOOKBACK_SUBGROUP
+// Experiment (--lookback-subgroup): the last subgroup (LOOKBACK_LANES invocations, the host's
+// fixed subgroup size) holds no elements; it looks back while the others load.
+const uint DATA_INVOCATIONS = WORKGROUP_SIZE - LOOKBACK_LANES;
+#else
+const uint DATA_INVOCATIONS = WORKGROUP_SIZE;
+#endif
+const uint TILE = DATA_INVOCATIONS * ITEMS;
 const uint ROWS = ITEMS / 4;  // 16-byte loads per invocation
 const uint NOT_READY = 0;
 const uint HAS_AGGREGATE = 1;  // the value is the sum of the tile alone
@@ -149,33 +163,60 @@ void store_tile(uint tile, T4 v[ROWS], T lane_prefix[ROWS], T tile_offset) {
     }
 }
 
-#if RECOMPUTE_ROWS
-// Experiment (--recompute-rows): keep no per-row prefixes across the look-back. Before it, only
-// the segment sums (a subgroupAdd per row) and the workgroup scan of them; after it, each row
-// is scanned again while it is stored. ROWS subgroup scans more per tile, ROWS registers fewer
-// while the workgroup waits (more workgroups per multiprocessor, if the driver agrees). With
-// floats the segment sums (subgroupAdd) and the rescan's running row totals may differ in their
-// last bits: within the check's tolerance.
-void tile_sums(T4 v[ROWS], out T segment_offset, out T total) {
-    T segment_sum = T(0);
-    [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-        segment_sum += subgroupAdd((v[r].x + v[r].y) + (v[r].z + v[r].w));
-    }
-    bool last_lane = gl_SubgroupInvocationID == gl_SubgroupSize - 1;
-    segment_offset = workgroup_exclusive_scan(last_lane ? segment_sum : T(0), total);
-}
 
-void store_tile_rescanned(uint tile, T4 v[ROWS], T segment_start) {
-    bool whole_tile = tile * TILE + TILE <= n;
-    T row_start = segment_start;  // elements before this row: previous tiles, segments, rows
-    [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-        T own = (v[r].x + v[r].y) + (v[r].z + v[r].w);
-        T before = subgroupExclusiveAdd(own);
-        store_row(tile, r, whole_tile, row_start + before, v[r]);
-        row_start += subgroupShuffle(before + own, gl_SubgroupSize - 1);  // the row's total
+// ANCHOR: subgroup_look_back
+// The calling subgroup sums the predecessors' states, gl_SubgroupSize tiles per round trip,
+// back to the closest inclusive prefix; returns the sum of all tiles before `tile`. Waits
+// while a predecessor in the window is not ready; gives up after SPIN_LIMIT polls.
+T subgroup_look_back(uint tile) {
+#if PREWAIT
+    // One lane first waits for the closest predecessor: while it is not ready, the other
+    // lanes' loads would only compete with other tiles' data in L2.
+    if (subgroupElect()) {
+        for (uint p = 0; p < SPIN_LIMIT && FLAG(read_state(int(tile) - 1)) == NOT_READY; ++p) {
+        }
     }
-}
 #endif
+    uint lane = gl_SubgroupInvocationID;
+    int newest = int(tile) - 1;  // the window is tiles newest, newest-1, ...
+    uint polls = 0;
+    uint windows_read = 0;
+    bool resolved = false;
+    T before = T(0);
+    while (true) {
+        ++windows_read;
+        uint64_t state = read_state(newest - int(lane));
+        uint flag = FLAG(state);
+        bool found = subgroupAny(flag == HAS_PREFIX);
+        // The closest predecessor with a full prefix ends the look-back.
+        uint stop = found ? subgroupBallotFindLSB(subgroupBallot(flag == HAS_PREFIX)) : gl_SubgroupSize - 1;
+        if (subgroupAny(lane <= stop && flag == NOT_READY)) {
+            if (++polls > SPIN_LIMIT) {  // uniform: no forward progress, give up
+                break;
+            }
+            continue;  // poll the window again
+        }
+        before += subgroupAdd(lane <= stop ? VALUE(state) : T(0));
+        if (found) {
+            resolved = true;
+            break;
+        }
+        newest -= int(gl_SubgroupSize);
+    }
+    // Unresolved: gave up, or the loop was cut short (llvmpipe ends a shader's loops after
+    // 65535 iterations in all, silently). Either way the sum is wrong: tell the host.
+    if (!resolved && subgroupElect()) {
+        atomicOr(stalled, 1u);
+    }
+#if LOOKBACK_STATS
+    if (subgroupElect()) {  // experiment: how far look-backs walk, how often they wait
+        atomicAdd(stat_windows, windows_read);
+        atomicAdd(stat_repolls, polls);
+    }
+#endif
+    return before;
+}
+// ANCHOR_END: subgroup_look_back
 
 shared uint claimed_tile;
 shared uint window_stop;     // wide look-back: the closest window slot with a full prefix
@@ -257,39 +298,7 @@ T look_back(uint tile, T total) {
     // ANCHOR: lookback_narrow
     // The first subgroup looks back, gl_SubgroupSize tiles per round trip.
     if (gl_SubgroupID == 0) {
-#if PREWAIT
-        // One lane first waits for the closest predecessor (see the wide look-back).
-        if (subgroupElect()) {
-            for (uint p = 0; p < SPIN_LIMIT && FLAG(read_state(int(tile) - 1)) == NOT_READY; ++p) {
-            }
-        }
-#endif
-        uint lane = gl_SubgroupInvocationID;
-        int newest = int(tile) - 1;  // the window is tiles newest, newest-1, ...
-        uint polls = 0;
-        bool resolved = false;
-        while (true) {
-            uint64_t state = read_state(newest - int(lane));
-            uint flag = FLAG(state);
-            bool found = subgroupAny(flag == HAS_PREFIX);
-            // The closest predecessor with a full prefix ends the look-back.
-            uint stop = found ? subgroupBallotFindLSB(subgroupBallot(flag == HAS_PREFIX)) : gl_SubgroupSize - 1;
-            if (subgroupAny(lane <= stop && flag == NOT_READY)) {
-                if (++polls > SPIN_LIMIT) {  // uniform: no forward progress, give up
-                    break;
-                }
-                continue;  // poll the window again
-            }
-            before += subgroupAdd(lane <= stop ? VALUE(state) : T(0));
-            if (found) {
-                resolved = true;
-                break;
-            }
-            newest -= int(gl_SubgroupSize);
-        }
-        if (!resolved && subgroupElect()) {  // gave up or cut short, as above
-            atomicOr(stalled, 1u);
-        }
+        before = subgroup_look_back(tile);
         if (subgroupElect()) {
             narrow_prefix = before;
         }
@@ -305,14 +314,102 @@ T look_back(uint tile, T total) {
 }
 // ANCHOR_END: lookback
 
+// Scan tile `tile` from its loaded elements v: tile scan, look-back, stores. Every invocation
+// must call it (it has barriers).
+void finish_tile(uint tile, T4 v[ROWS]) {
+    T lane_prefix[ROWS];
+    T total;
+    scan_tile(v, lane_prefix, total);
+#if SKIP_LOOKBACK
+    // Timing experiment only: every tile starts from 0 (not a scan across tiles). It shows
+    // what the loads, tile scan and stores cost without the chained look-back.
+    T tile_offset = T(0);
+#else
+    T tile_offset = look_back(tile, total);
+#endif
+    store_tile(tile, v, lane_prefix, tile_offset);
+}
+
+    store_tile(tile, cur, lane_prefix, tile_offset);
+    return next;
+}
+#endif
+
+#if LOOKBACK_SUBGROUP
+// ANCHOR: lookback_subgroup
+shared T segment_sums[WORKGROUP_SIZE];  // one per data subgroup; sized for subgroups of 1 lane
+shared uint segments_done;               // data subgroups that have written their sum
+shared T tile_before;                    // the look-back subgroup's result
+
+// The data subgroups load and scan their segments; the last of them to finish publishes the
+// tile's aggregate. Meanwhile the look-back subgroup, started at once, sums the predecessors.
+// One barrier joins them; then the prefix is published and the rows stored. The aggregate
+// never waits for this tile's look-back, so no chain forms through it.
+void scan_with_lookback_subgroup(uint tile) {
+    uint data_subgroups = gl_NumSubgroups - 1;
+    bool whole_tile = tile * TILE + TILE <= n;  // uniform
+    T4 v[ROWS];
+    T within[ROWS];  // elements of the segment before this lane's vec4 in row r
+    if (gl_SubgroupID < data_subgroups) {
+        load_tile(tile, v);
+        T segment_sum = T(0);
+        [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+            T own = (v[r].x + v[r].y) + (v[r].z + v[r].w);
+            T before = subgroupExclusiveAdd(own);
+            within[r] = segment_sum + before;
+            segment_sum += subgroupShuffle(before + own, gl_SubgroupSize - 1);  // the row's total
+        }
+        if (gl_SubgroupInvocationID == gl_SubgroupSize - 1) {
+            segment_sums[gl_SubgroupID] = segment_sum;
+            // Release: the sum above is visible to whoever arrives last; acquire: so are theirs.
+            uint arrived = atomicAdd(segments_done, 1u, gl_ScopeWorkgroup, gl_StorageSemanticsShared,
+                                     gl_SemanticsAcquireRelease);
+            if (arrived == data_subgroups - 1) {
+                T total = T(0);
+                for (uint s = 0; s < data_subgroups; ++s) {
+                    total += segment_sums[s];
+                }
+                publish(tile, tile == 0 ? HAS_PREFIX : HAS_AGGREGATE, total);
+            }
+        }
+    } else {
+        T before = subgroup_look_back(tile);
+        if (subgroupElect()) {
+            tile_before = before;
+        }
+    }
+    barrier();  // the segment sums and the tile's prefix are visible to all
+    T offset = tile_before;  // elements before this subgroup's segment: earlier tiles, segments
+    uint segments = min(gl_SubgroupID, data_subgroups);
+    for (uint s = 0; s < segments; ++s) {
+        offset += segment_sums[s];
+    }
+    if (gl_SubgroupID < data_subgroups) {
+        [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+            store_row(tile, r, whole_tile, offset + within[r], v[r]);
+        }
+    } else if (tile > 0 && subgroupElect()) {
+        publish(tile, HAS_PREFIX, offset);  // the look-back subgroup's offset is the inclusive prefix
+    }
+}
+// ANCHOR_END: lookback_subgroup
+#endif
+
 // ANCHOR: main
 void main() {
     uint me = gl_LocalInvocationIndex;
     if (me == 0) {
         claimed_tile = atomicAdd(next_tile, 1u);  // in claim order, so predecessors are running
+#if LOOKBACK_SUBGROUP
+        segments_done = 0;
+#endif
     }
     barrier();  // every invocation knows the tile
     uint tile = claimed_tile;
+#if LOOKBACK_SUBGROUP
+    scan_with_lookback_subgroup(tile);
+    uint done = 1;
+#else
 #if SKIP_LOOKBACK && TILE_ORDER == 1
     tile = gl_WorkGroupID.x;  // timing experiment: tiles in workgroup-ID order
 #elif SKIP_LOOKBACK && TILE_ORDER == 2
@@ -323,31 +420,14 @@ void main() {
 #endif
     T4 v[ROWS];
     load_tile(tile, v);
-    T total;
-#if RECOMPUTE_ROWS
-    T segment_offset;
-    tile_sums(v, segment_offset, total);
-#else
-    T lane_prefix[ROWS];
-    scan_tile(v, lane_prefix, total);
-#endif
-#if SKIP_LOOKBACK
-    // Timing experiment only: every tile starts from 0 (not a scan across tiles). It shows
-    // what the loads, tile scan and stores cost without the chained look-back.
-    T tile_offset = T(0);
-#else
-    T tile_offset = look_back(tile, total);
-#endif
-#if RECOMPUTE_ROWS
-    store_tile_rescanned(tile, v, tile_offset + segment_offset);
-#else
-    store_tile(tile, v, lane_prefix, tile_offset);
+    finish_tile(tile, v);
+    uint done = 1;
 #endif
     // Count finished tiles: the host trusts the output only if every tile got here (lavapipe
     // once ended a workgroup early, after its prefix was published, leaving a tile unwritten).
     barrier();  // every invocation has stored its items
     if (me == 0) {
-        atomicAdd(tiles_written, 1u);
+        atomicAdd(tiles_written, done);
     }
 }
 // ANCHOR_END: main

@@ -19,8 +19,9 @@ const SMALL_ARGS: &[(&str, &[&str])] = &[];
 const ALTERNATE_PATHS: &[(&str, &[&str])] = &[
     // The memory-barrier hand-over of partials (the default uses 64-bit flagged partials).
     ("02_reduce", &["--variant", "fast", "--fast-fences"]),
-    // Partials folded into the result by one atomic per workgroup (no last workgroup).
-    ("02_reduce", &["--variant", "fast", "--fast-atomic-result"]),
+    // The last workgroup reducing the partials for every operation (the default folds them
+    // into the result with one atomic per workgroup where an atomic exists).
+    ("02_reduce", &["--variant", "fast", "--fast-result", "last-workgroup"]),
     // The workgroup-wide look-back window (the default polls with one subgroup).
     ("03_scan", &["--variant", "single-pass", "--wide-lookback"]),
     // Experiment: rows scanned again after the look-back instead of keeping their prefixes.
@@ -28,7 +29,7 @@ const ALTERNATE_PATHS: &[(&str, &[&str])] = &[
     // Bench mode: warm-up (clock probe, copies), copy ceiling and timestamps, at a small size.
     ("02_reduce", &["--bench", "--size", "4099", "--iters", "3"]),
     // The atomic result's alternating accumulators over many runs, several workgroups.
-    ("02_reduce", &["--bench", "--variant", "fast", "--fast-atomic-result", "--size", "1000003", "--iters", "3"]),
+    ("02_reduce", &["--bench", "--variant", "fast", "--size", "1000003", "--iters", "3"]),
     ("03_scan", &["--bench", "--size", "4099", "--iters", "3"]),
 ];
 

@@ -44,12 +44,20 @@ struct Args {
     /// allow flagged partials (an A/B switch).
     #[arg(long)]
     fast_fences: bool,
-    /// fast only: fold each workgroup's partial into the result with one atomic instead of handing
-    /// the partials to a last workgroup (integer operations; f32 add where the device has
-    /// shaderBufferFloat32AtomicAdd; SKIP otherwise). Float results then vary in the last bits
-    /// from run to run (the order of the additions does).
-    #[arg(long)]
-    fast_atomic_result: bool,
+    /// fast: how the workgroups' partials become the result. `atomic`: each workgroup folds its
+    /// partial in with one atomic (integer operations; f32 add where the device has
+    /// shaderBufferFloat32AtomicAdd; SKIP otherwise); float sums then vary in the last bits
+    /// from run to run. `last-workgroup`: the last workgroup to finish reduces the partials.
+    /// `auto`: atomic where it exists, else the last workgroup.
+    #[arg(long, value_enum, default_value = "auto")]
+    fast_result: FastResult,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum FastResult {
+    Auto,
+    Atomic,
+    LastWorkgroup,
 }
 
 harness::sample_args!(Args);
@@ -226,22 +234,19 @@ impl<'c> Reducer<'c> {
                 }
                 let flagged = ctx.caps.has_int64_buffer_atomics() && !args.fast_fences;
                 defines.push(("FLAGGED_PARTIALS", u32::from(flagged).to_string()));
-                defines.push(("ATOMIC_RESULT", u32::from(args.fast_atomic_result).to_string()));
                 ("02_reduce/fast.comp", has_arith || has_shuffle, arith | shuffle)
             }
         };
-        let atomic_result = variant == Variant::Fast && args.fast_atomic_result;
-        if atomic_result {
-            match (ty, op) {
-                (_, Op::Mul) | (Ty::F32, Op::Min | Op::Max) => {
-                    let what = format!("{op:?} on {ty:?}").to_lowercase();
-                    return Ok(Err(format!("--fast-atomic-result: GLSL has no atomic {what}")));
-                }
-                (Ty::F32, _) if !ctx.caps.buffer_float32_atomic_add => {
-                    return Ok(Err("--fast-atomic-result: the device lacks shaderBufferFloat32AtomicAdd".into()));
-                }
-                _ => {}
-            }
+        let atomic_result = match (variant, args.fast_result) {
+            (Variant::Fast, FastResult::Atomic) => match no_atomic_result(ctx, ty, op) {
+                Some(why) => return Ok(Err(format!("--fast-result atomic: {why}"))),
+                None => true,
+            },
+            (Variant::Fast, FastResult::Auto) => no_atomic_result(ctx, ty, op).is_none(),
+            _ => false,
+        };
+        if variant == Variant::Fast {
+            defines.push(("ATOMIC_RESULT", u32::from(atomic_result).to_string()));
         }
         if !usable {
             let missing = ops.missing(needs);
@@ -378,6 +383,17 @@ impl<'c> Reducer<'c> {
             }
             _ => 1,
         }
+    }
+}
+
+/// Why the fast variant cannot fold partials into the result atomically, if it cannot.
+fn no_atomic_result(ctx: &Context, ty: Ty, op: Op) -> Option<String> {
+    match (ty, op) {
+        (_, Op::Mul) | (Ty::F32, Op::Min | Op::Max) => Some(format!("GLSL has no atomic {op:?} on {ty:?}").to_lowercase()),
+        (Ty::F32, _) if !ctx.caps.buffer_float32_atomic_add => {
+            Some("the device lacks shaderBufferFloat32AtomicAdd".into())
+        }
+        _ => None,
     }
 }
 

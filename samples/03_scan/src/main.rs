@@ -59,10 +59,13 @@ struct Args {
     /// atomic), 2 claims 64 stripes apart (the tiles in flight spread over the whole buffer).
     #[arg(long, hide = true, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=2))]
     tile_order: u32,
-    /// single-pass experiment: keep no per-row prefixes across the look-back (rows scanned
-    /// again while stored), for fewer registers while a workgroup waits.
+    /// single-pass experiment: one more subgroup per workgroup, holding no elements, looks back
+    /// while the others load (needs a fixed subgroup size); --workgroup counts the others.
     #[arg(long, hide = true)]
-    recompute_rows: bool,
+    lookback_subgroup: bool,
+    /// single-pass experiment (--bench): count the look-back's windows and repolls per tile.
+    #[arg(long, hide = true)]
+    lookback_stats: bool,
 }
 
 harness::sample_args!(Args);
@@ -214,6 +217,13 @@ impl<'c> Scanner<'c> {
                  which hold each tile's flag and value in one word"
                 .into()));
         }
+        let lookback_lanes = match (variant, args.lookback_subgroup, ctx.fixed_subgroup_size()) {
+            (Variant::SinglePass, true, Some(size)) => size,
+            (Variant::SinglePass, true, None) => {
+                return Ok(Err("--lookback-subgroup needs a fixed subgroup size".into()));
+            }
+            _ => 0,
+        };
         let defines = |pass: Option<u32>| {
             let mut d = vec![
                 (if ty == Ty::F32 { "TYPE_F32" } else { "TYPE_U32" }, "1".to_string()),
@@ -224,7 +234,9 @@ impl<'c> Scanner<'c> {
                 ("PREWAIT", u32::from(!args.no_prewait).to_string()),
                 ("SKIP_LOOKBACK", u32::from(args.skip_lookback).to_string()),
                 ("TILE_ORDER", args.tile_order.to_string()),
-                ("RECOMPUTE_ROWS", u32::from(args.recompute_rows).to_string()),
+                ("LOOKBACK_SUBGROUP", u32::from(lookback_lanes > 0).to_string()),
+                ("LOOKBACK_LANES", lookback_lanes.to_string()),
+                ("LOOKBACK_STATS", u32::from(args.lookback_stats).to_string()),
             ];
             if let Some(p) = pass {
                 d.push(("PASS", p.to_string()));
@@ -237,7 +249,7 @@ impl<'c> Scanner<'c> {
                 defines: defines(pass),
                 buffers,
                 push_constant_bytes: 4,
-                workgroup_size: workgroup,
+                workgroup_size: workgroup + lookback_lanes,
                 ..Default::default()
             };
             Kernel::new(ctx, &desc)
@@ -250,6 +262,11 @@ impl<'c> Scanner<'c> {
         let kernels =
             (1..=3).map(|pass| kernel("03_scan/reduce_then_scan.comp", Some(pass), 3)).collect::<Result<_>>()?;
         Ok(Ok(Scanner { ctx, items, tile: workgroup * items, kernels, fallback: None }))
+    }
+
+    /// Tiles of a single pass over `n` elements: one workgroup each.
+    fn tiles(&self, n: usize) -> u32 {
+        (n as u32).div_ceil(self.tile).max(1)
     }
 
     fn single_pass(&self) -> bool {
@@ -285,7 +302,7 @@ impl<'c> Scanner<'c> {
             output: Buffer::new(ctx, "output", input.len())?,
             partials: Buffer::new(ctx, "partials", tiles)?,
             tile_states: Buffer::new(ctx, "tile states", tiles)?,
-            control: Buffer::from_slice(ctx, "control", &[0u32; 3])?,
+            control: Buffer::from_slice(ctx, "control", &[0u32; 5])?,
         };
         let mut rec = Recorder::new(ctx)?;
         rec.fill(&b.output, harness::POISON);
@@ -305,8 +322,10 @@ impl<'c> Scanner<'c> {
                 Some(initial) => rec.copy(initial, &b.tile_states, initial.byte_size()),
                 None => rec.fill(&b.tile_states, 0),
             }
-            rec.fill_range(&b.control, 0, 2, 0)?; // next tile, tiles written; not `stalled`
-                                                  // Tile states (NOT_READY) and the tile counter are zero before any workgroup reads them.
+            // The next tile and tiles-written counters and the look-back statistics; not `stalled`.
+            rec.fill_range(&b.control, 0, 2, 0)?;
+            rec.fill_range(&b.control, 3, 2, 0)?;
+            // Tile states (NOT_READY) and the tile counter are zero before any workgroup reads them.
             rec.barrier(Barrier::TransferToCompute);
             let bindings = [io[0], io[1], b.tile_states.binding(), b.control.binding()];
             rec.dispatch(&self.kernels[0], &bindings, &(n as u32), [tiles, 1, 1])?;
@@ -335,7 +354,7 @@ impl<'c> Scanner<'c> {
         let mut rec = Recorder::new(self.ctx)?;
         self.record(&mut rec, &b, input.len())?;
         rec.submit_and_wait()?;
-        if self.single_pass() && !b.completed(input.len().div_ceil(self.tile as usize).max(1))? {
+        if self.single_pass() && !b.completed(self.tiles(input.len()))? {
             out(format!(
                 "  single-pass n={}: a workgroup gave up waiting for its predecessor (no forward progress?); \
                  falling back to reduce-then-scan",
@@ -361,10 +380,12 @@ impl<'c> Scanner<'c> {
 impl Buffers<'_> {
     /// After a single pass over `tiles` tiles: every tile was claimed, published its prefix
     /// and wrote its elements; none gave up.
-    fn completed(&mut self, tiles: usize) -> Result<bool> {
+    /// Whether a single pass over `tiles` tiles finished cleanly: every tile claimed, written
+    /// and published, no stall.
+    fn completed(&mut self, tiles: u32) -> Result<bool> {
         let control = self.control.download()?;
         let all_published = self.tile_states.download()?.iter().all(|&s| s >> 32 == HAS_PREFIX);
-        Ok(control[0] as usize == tiles && control[1] as usize == tiles && control[2] == 0 && all_published)
+        Ok(control[0] == tiles && control[1] == tiles && control[2] == 0 && all_published)
     }
 }
 
@@ -450,10 +471,19 @@ fn bench(ctx: &Context, args: &Args, variants: &[Variant], types: &[Ty], report:
                 let skip_lookback = args.skip_lookback && scanner.single_pass();
                 if scanner.single_pass()
                     && !skip_lookback
-                    && !b.completed(input.len().div_ceil(scanner.tile as usize).max(1))?
+                    && !b.completed(scanner.tiles(input.len()))?
                 {
                     report.skip(&name, "workgroups stalled (no forward progress): not timed");
                     continue;
+                }
+                if args.lookback_stats && scanner.single_pass() {
+                    let control = b.control.download()?;
+                    let tiles = f64::from(scanner.tiles(input.len()));
+                    out(format!(
+                        "  {name} n={n}: look-back windows read per tile {:.2}, of them repolls {:.2} (last run)",
+                        f64::from(control[3]) / tiles,
+                        f64::from(control[4]) / tiles
+                    ));
                 }
                 let got = b.output.download()?;
                 if skip_lookback {
