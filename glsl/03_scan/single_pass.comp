@@ -115,18 +115,24 @@ void load_tile(uint tile, out T4 v[ROWS]) {
 // ANCHOR_END: striped_load
 
 // ANCHOR: tile_scan
-// Scan each row across the lanes, carry the row totals along the segment, then scan the
-// segments' sums over the workgroup. Sets lane_prefix[r] (elements of the tile before this
-// lane's vec4 in row r) and total (the tile's sum). Every invocation must call it.
-void scan_tile(T4 v[ROWS], out T lane_prefix[ROWS], out T total) {
+// Scan each row across the lanes and carry the row totals along the segment: sets within[r]
+// (elements of the segment before this lane's vec4 in row r), returns the segment's sum.
+T scan_rows(T4 v[ROWS], out T within[ROWS]) {
     T segment_sum = T(0);
-    T within[ROWS];
     [[unroll]] for (uint r = 0; r < ROWS; ++r) {
         T own = (v[r].x + v[r].y) + (v[r].z + v[r].w);
         T before = subgroupExclusiveAdd(own);
         within[r] = segment_sum + before;
         segment_sum += subgroupShuffle(before + own, gl_SubgroupSize - 1);  // the row's total
     }
+    return segment_sum;
+}
+
+// Then scan the segments' sums over the workgroup. Sets lane_prefix[r] (elements of the tile
+// before this lane's vec4 in row r) and total (the tile's sum). Every invocation must call it.
+void scan_tile(T4 v[ROWS], out T lane_prefix[ROWS], out T total) {
+    T within[ROWS];
+    T segment_sum = scan_rows(v, within);
     // Only each subgroup's last lane brings its segment's sum, so every lane's exclusive
     // prefix is its segment's offset (no broadcast needed).
     bool last_lane = gl_SubgroupInvocationID == gl_SubgroupSize - 1;
@@ -314,27 +320,6 @@ T look_back(uint tile, T total) {
 }
 // ANCHOR_END: lookback
 
-// Scan tile `tile` from its loaded elements v: tile scan, look-back, stores. Every invocation
-// must call it (it has barriers).
-void finish_tile(uint tile, T4 v[ROWS]) {
-    T lane_prefix[ROWS];
-    T total;
-    scan_tile(v, lane_prefix, total);
-#if SKIP_LOOKBACK
-    // Timing experiment only: every tile starts from 0 (not a scan across tiles). It shows
-    // what the loads, tile scan and stores cost without the chained look-back.
-    T tile_offset = T(0);
-#else
-    T tile_offset = look_back(tile, total);
-#endif
-    store_tile(tile, v, lane_prefix, tile_offset);
-}
-
-    store_tile(tile, cur, lane_prefix, tile_offset);
-    return next;
-}
-#endif
-
 #if LOOKBACK_SUBGROUP
 // ANCHOR: lookback_subgroup
 shared T segment_sums[WORKGROUP_SIZE];  // one per data subgroup; sized for subgroups of 1 lane
@@ -352,13 +337,7 @@ void scan_with_lookback_subgroup(uint tile) {
     T within[ROWS];  // elements of the segment before this lane's vec4 in row r
     if (gl_SubgroupID < data_subgroups) {
         load_tile(tile, v);
-        T segment_sum = T(0);
-        [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-            T own = (v[r].x + v[r].y) + (v[r].z + v[r].w);
-            T before = subgroupExclusiveAdd(own);
-            within[r] = segment_sum + before;
-            segment_sum += subgroupShuffle(before + own, gl_SubgroupSize - 1);  // the row's total
-        }
+        T segment_sum = scan_rows(v, within);
         if (gl_SubgroupInvocationID == gl_SubgroupSize - 1) {
             segment_sums[gl_SubgroupID] = segment_sum;
             // Release: the sum above is visible to whoever arrives last; acquire: so are theirs.
@@ -396,6 +375,22 @@ void scan_with_lookback_subgroup(uint tile) {
 #endif
 
 // ANCHOR: main
+// Scan tile `tile` from its loaded elements v: tile scan, look-back, stores. Every invocation
+// must call it (it has barriers).
+void finish_tile(uint tile, T4 v[ROWS]) {
+    T lane_prefix[ROWS];
+    T total;
+    scan_tile(v, lane_prefix, total);
+#if SKIP_LOOKBACK
+    // Timing experiment only: every tile starts from 0 (not a scan across tiles). It shows
+    // what the loads, tile scan and stores cost without the chained look-back.
+    T tile_offset = T(0);
+#else
+    T tile_offset = look_back(tile, total);
+#endif
+    store_tile(tile, v, lane_prefix, tile_offset);
+}
+
 void main() {
     uint me = gl_LocalInvocationIndex;
     if (me == 0) {
@@ -408,7 +403,6 @@ void main() {
     uint tile = claimed_tile;
 #if LOOKBACK_SUBGROUP
     scan_with_lookback_subgroup(tile);
-    uint done = 1;
 #else
 #if SKIP_LOOKBACK && TILE_ORDER == 1
     tile = gl_WorkGroupID.x;  // timing experiment: tiles in workgroup-ID order
@@ -421,13 +415,12 @@ void main() {
     T4 v[ROWS];
     load_tile(tile, v);
     finish_tile(tile, v);
-    uint done = 1;
 #endif
     // Count finished tiles: the host trusts the output only if every tile got here (lavapipe
     // once ended a workgroup early, after its prefix was published, leaving a tile unwritten).
     barrier();  // every invocation has stored its items
     if (me == 0) {
-        atomicAdd(tiles_written, done);
+        atomicAdd(tiles_written, 1u);
     }
 }
 // ANCHOR_END: main

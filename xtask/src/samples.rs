@@ -24,8 +24,8 @@ const ALTERNATE_PATHS: &[(&str, &[&str])] = &[
     ("02_reduce", &["--variant", "fast", "--fast-result", "last-workgroup"]),
     // The workgroup-wide look-back window (the default polls with one subgroup).
     ("03_scan", &["--variant", "single-pass", "--wide-lookback"]),
-    // Experiment: rows scanned again after the look-back instead of keeping their prefixes.
-    ("03_scan", &["--variant", "single-pass", "--recompute-rows"]),
+    // Experiment: a subgroup without elements looks back while the others load.
+    ("03_scan", &["--variant", "single-pass", "--lookback-subgroup", "--workgroup", "224"]),
     // Bench mode: warm-up (clock probe, copies), copy ceiling and timestamps, at a small size.
     ("02_reduce", &["--bench", "--size", "4099", "--iters", "3"]),
     // The atomic result's alternating accumulators over many runs, several workgroups.

@@ -389,7 +389,9 @@ impl<'c> Reducer<'c> {
 /// Why the fast variant cannot fold partials into the result atomically, if it cannot.
 fn no_atomic_result(ctx: &Context, ty: Ty, op: Op) -> Option<String> {
     match (ty, op) {
-        (_, Op::Mul) | (Ty::F32, Op::Min | Op::Max) => Some(format!("GLSL has no atomic {op:?} on {ty:?}").to_lowercase()),
+        (_, Op::Mul) | (Ty::F32, Op::Min | Op::Max) => {
+            Some(format!("GLSL has no atomic {op:?} on {ty:?}").to_lowercase())
+        }
         (Ty::F32, _) if !ctx.caps.buffer_float32_atomic_add => {
             Some("the device lacks shaderBufferFloat32AtomicAdd".into())
         }

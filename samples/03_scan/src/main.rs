@@ -469,10 +469,7 @@ fn bench(ctx: &Context, args: &Args, variants: &[Variant], types: &[Ty], report:
                 };
                 let times = harness::time_gpu(ctx, &timing, |rec| scanner.record(rec, &b, input.len()))?;
                 let skip_lookback = args.skip_lookback && scanner.single_pass();
-                if scanner.single_pass()
-                    && !skip_lookback
-                    && !b.completed(scanner.tiles(input.len()))?
-                {
+                if scanner.single_pass() && !skip_lookback && !b.completed(scanner.tiles(input.len()))? {
                     report.skip(&name, "workgroups stalled (no forward progress): not timed");
                     continue;
                 }
