@@ -7,6 +7,9 @@
 // A tile's state is one 64-bit word, flag << 32 | value bits, read and written with relaxed
 // device-scope atomics: a reader never sees a flag without the value it announces, so the
 // path needs no memory barrier.
+// Experiment (LOOKBACK_SUBGROUP): the workgroup's last subgroup holds no elements; it looks back
+// from the start while the other subgroups load, and the last of those to finish publishes the
+// aggregate (see scan_with_lookback_subgroup).
 // If a predecessor makes no progress for SPIN_LIMIT polls (a device without forward progress
 // between workgroups), the workgroup sets `stalled` and finishes anyway; the host then discards
 // the result and falls back to reduce-then-scan. It never hangs.
@@ -169,7 +172,6 @@ void store_tile(uint tile, T4 v[ROWS], T lane_prefix[ROWS], T tile_offset) {
     }
 }
 
-
 // ANCHOR: subgroup_look_back
 // The calling subgroup sums the predecessors' states, gl_SubgroupSize tiles per round trip,
 // back to the closest inclusive prefix; returns the sum of all tiles before `tile`. Waits
@@ -322,7 +324,7 @@ T look_back(uint tile, T total) {
 
 #if LOOKBACK_SUBGROUP
 // ANCHOR: lookback_subgroup
-shared T segment_sums[WORKGROUP_SIZE];  // one per data subgroup; sized for subgroups of 1 lane
+shared T segment_sums[WORKGROUP_SIZE / LOOKBACK_LANES];  // one per data subgroup
 shared uint segments_done;               // data subgroups that have written their sum
 shared T tile_before;                    // the look-back subgroup's result
 
@@ -357,10 +359,14 @@ void scan_with_lookback_subgroup(uint tile) {
             tile_before = before;
         }
     }
-    barrier();  // the segment sums and the tile's prefix are visible to all
+    // The segment sums and the tile's prefix are visible to all, and the aggregate's store
+    // (device memory, by the last data subgroup) is ordered before the prefix's store to the
+    // same state word (by the look-back subgroup): plain barrier() orders shared memory only.
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsShared | gl_StorageSemanticsBuffer,
+                   gl_SemanticsAcquireRelease);
     T offset = tile_before;  // elements before this subgroup's segment: earlier tiles, segments
-    uint segments = min(gl_SubgroupID, data_subgroups);
-    for (uint s = 0; s < segments; ++s) {
+    uint segments_before = min(gl_SubgroupID, data_subgroups);
+    for (uint s = 0; s < segments_before; ++s) {
         offset += segment_sums[s];
     }
     if (gl_SubgroupID < data_subgroups) {
@@ -399,7 +405,7 @@ void main() {
         segments_done = 0;
 #endif
     }
-    barrier();  // every invocation knows the tile
+    barrier();  // every invocation knows the tile (and sees segments_done reset)
     uint tile = claimed_tile;
 #if LOOKBACK_SUBGROUP
     scan_with_lookback_subgroup(tile);

@@ -18,18 +18,18 @@ const SMALL_ARGS: &[(&str, &[&str])] = &[];
 /// Code paths a sample's default run does not take, validated too: (binary, arguments).
 const ALTERNATE_PATHS: &[(&str, &[&str])] = &[
     // The memory-barrier hand-over of partials (the default uses 64-bit flagged partials).
-    ("02_reduce", &["--variant", "fast", "--fast-fences"]),
+    ("02_reduce", &["--variant", "fast", "--fast-result", "last-workgroup", "--fast-fences"]),
     // The last workgroup reducing the partials for every operation (the default folds them
     // into the result with one atomic per workgroup where an atomic exists).
     ("02_reduce", &["--variant", "fast", "--fast-result", "last-workgroup"]),
     // The workgroup-wide look-back window (the default polls with one subgroup).
     ("03_scan", &["--variant", "single-pass", "--wide-lookback"]),
     // Experiment: a subgroup without elements looks back while the others load.
-    ("03_scan", &["--variant", "single-pass", "--lookback-subgroup", "--workgroup", "224"]),
+    ("03_scan", &["--variant", "single-pass", "--lookback-subgroup", "--workgroup", "256"]),
     // Bench mode: warm-up (clock probe, copies), copy ceiling and timestamps, at a small size.
     ("02_reduce", &["--bench", "--size", "4099", "--iters", "3"]),
     // The atomic result's alternating accumulators over many runs, several workgroups.
-    ("02_reduce", &["--bench", "--variant", "fast", "--size", "1000003", "--iters", "3"]),
+    ("02_reduce", &["--bench", "--variant", "fast", "--fast-result", "atomic", "--size", "1000003", "--iters", "3"]),
     ("03_scan", &["--bench", "--size", "4099", "--iters", "3"]),
 ];
 

@@ -6,8 +6,9 @@
 //!    a workgroup has more subgroups than a subgroup has lanes).
 //! 3. `subgroup`: subgroup reduction only, one partial per subgroup, no workgroup barrier.
 //! 4. `shuffle`: a `subgroupShuffleXor` butterfly, for devices without subgroup arithmetic.
-//! 5. `fast`: 16-byte loads, several in flight per invocation, one dispatch; the last workgroup
-//!    to finish reduces the partials.
+//! 5. `fast`: 16-byte loads, several in flight per invocation, one dispatch; each workgroup
+//!    folds its partial into the result with one atomic where the operation has one, else the
+//!    last workgroup to finish reduces the partials.
 //!
 //! Variants 1–4 run one element per invocation and repeat the pass over the partials until one
 //! value is left. Every result is checked against the CPU (f64 for floats, with the tolerance
@@ -40,8 +41,8 @@ struct Args {
     /// fast: 16-byte loads in flight per invocation and loop step.
     #[arg(long, default_value_t = 4)]
     fast_unroll: u32,
-    /// fast: hand the partials over with memory barriers even where 64-bit atomics would
-    /// allow flagged partials (an A/B switch).
+    /// fast, last-workgroup hand-over only: pass the partials with memory barriers even where
+    /// 64-bit atomics would allow flagged partials (an A/B switch).
     #[arg(long)]
     fast_fences: bool,
     /// fast: how the workgroups' partials become the result. `atomic`: each workgroup folds its
@@ -389,8 +390,9 @@ impl<'c> Reducer<'c> {
 /// Why the fast variant cannot fold partials into the result atomically, if it cannot.
 fn no_atomic_result(ctx: &Context, ty: Ty, op: Op) -> Option<String> {
     match (ty, op) {
-        (_, Op::Mul) | (Ty::F32, Op::Min | Op::Max) => {
-            Some(format!("GLSL has no atomic {op:?} on {ty:?}").to_lowercase())
+        (_, Op::Mul) => Some("GLSL has no atomic multiply".into()),
+        (Ty::F32, Op::Min | Op::Max) => {
+            Some("atomic f32 min/max (GL_EXT_shader_atomic_float2) is not used here".into())
         }
         (Ty::F32, _) if !ctx.caps.buffer_float32_atomic_add => {
             Some("the device lacks shaderBufferFloat32AtomicAdd".into())

@@ -63,7 +63,8 @@ struct Args {
     /// while the others load (needs a fixed subgroup size); --workgroup counts the others.
     #[arg(long, hide = true)]
     lookback_subgroup: bool,
-    /// single-pass experiment (--bench): count the look-back's windows and repolls per tile.
+    /// single-pass experiment (--bench): count the look-back's windows and repolls per tile
+    /// (the pre-wait's polls of the closest predecessor are not counted).
     #[arg(long, hide = true)]
     lookback_stats: bool,
 }
@@ -160,7 +161,8 @@ struct Buffers<'c> {
     /// reduce-then-scan: per-tile sums, then their prefixes.
     partials: Buffer<'c, u32>,
     /// single-pass: per-tile state (flag << 32 | value bits), and [next tile, tiles written]
-    /// (reset every run), stalled (reset once, so it covers every run on these buffers).
+    /// (reset every run), stalled (reset once, so it covers every run on these buffers),
+    /// [windows read, repolls] (`--lookback-stats`, reset every run).
     tile_states: Buffer<'c, u64>,
     control: Buffer<'c, u32>,
     /// `--oracle-aggregates`: the states every run starts from (else all NOT_READY).
@@ -220,10 +222,19 @@ impl<'c> Scanner<'c> {
         let lookback_lanes = match (variant, args.lookback_subgroup, ctx.fixed_subgroup_size()) {
             (Variant::SinglePass, true, Some(size)) => size,
             (Variant::SinglePass, true, None) => {
-                return Ok(Err("--lookback-subgroup needs a fixed subgroup size".into()));
+                return Ok(Err("--lookback-subgroup needs a fixed subgroup size (pass --subgroup-size N)".into()));
             }
             _ => 0,
         };
+        // Switches that the other shader path ignores: an error, not a silent no-op.
+        if args.lookback_subgroup && (args.skip_lookback || args.wide_lookback || args.tile_order != 0) {
+            return vk_compute::setup_error(
+                "--lookback-subgroup: not with --skip-lookback, --wide-lookback or --tile-order",
+            );
+        }
+        if args.lookback_stats && (args.skip_lookback || args.wide_lookback) {
+            return vk_compute::setup_error("--lookback-stats counts the narrow look-back only");
+        }
         let defines = |pass: Option<u32>| {
             let mut d = vec![
                 (if ty == Ty::F32 { "TYPE_F32" } else { "TYPE_U32" }, "1".to_string()),
@@ -315,7 +326,7 @@ impl<'c> Scanner<'c> {
     // ANCHOR: record
     /// Record one whole scan of `n` elements into `b.output`.
     fn record<'r>(&'r self, rec: &mut Recorder<'_, 'r>, b: &'r Buffers, n: usize) -> Result<()> {
-        let tiles = (n as u32).div_ceil(self.tile).max(1);
+        let tiles = self.tiles(n);
         let io = [b.input.binding(), b.output.binding()];
         if self.single_pass() {
             match &b.initial_states {
@@ -323,8 +334,8 @@ impl<'c> Scanner<'c> {
                 None => rec.fill(&b.tile_states, 0),
             }
             // The next tile and tiles-written counters and the look-back statistics; not `stalled`.
-            rec.fill_range(&b.control, 0, 2, 0)?;
-            rec.fill_range(&b.control, 3, 2, 0)?;
+            rec.fill_range(&b.control, 0, 2, 0).context("reset the tile counters")?;
+            rec.fill_range(&b.control, 3, 2, 0).context("reset the look-back statistics")?;
             // Tile states (NOT_READY) and the tile counter are zero before any workgroup reads them.
             rec.barrier(Barrier::TransferToCompute);
             let bindings = [io[0], io[1], b.tile_states.binding(), b.control.binding()];
@@ -378,8 +389,6 @@ impl<'c> Scanner<'c> {
 // ANCHOR_END: scanner
 
 impl Buffers<'_> {
-    /// After a single pass over `tiles` tiles: every tile was claimed, published its prefix
-    /// and wrote its elements; none gave up.
     /// Whether a single pass over `tiles` tiles finished cleanly: every tile claimed, written
     /// and published, no stall.
     fn completed(&mut self, tiles: u32) -> Result<bool> {
@@ -474,7 +483,7 @@ fn bench(ctx: &Context, args: &Args, variants: &[Variant], types: &[Ty], report:
                     continue;
                 }
                 if args.lookback_stats && scanner.single_pass() {
-                    let control = b.control.download()?;
+                    let control = b.control.download().context("read the look-back statistics")?;
                     let tiles = f64::from(scanner.tiles(input.len()));
                     out(format!(
                         "  {name} n={n}: look-back windows read per tile {:.2}, of them repolls {:.2} (last run)",
