@@ -410,14 +410,6 @@ void main() {
 #if LOOKBACK_SUBGROUP
     scan_with_lookback_subgroup(tile);
 #else
-#if SKIP_LOOKBACK && TILE_ORDER == 1
-    tile = gl_WorkGroupID.x;  // timing experiment: tiles in workgroup-ID order
-#elif SKIP_LOOKBACK && TILE_ORDER == 2
-    // Timing experiment: consecutive claims 64 stripes apart, so the tiles in flight spread over
-    // the whole buffer as a grid-stride loop's accesses do (a tile past the end is skipped).
-    uint stripe = (max(1u, (n + TILE - 1) / TILE) + 63) / 64;
-    tile = (tile % 64) * stripe + tile / 64;
-#endif
     T4 v[ROWS];
     load_tile(tile, v);
     finish_tile(tile, v);

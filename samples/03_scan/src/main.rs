@@ -50,15 +50,6 @@ struct Args {
     /// result is not a scan and is not checked); shows what the look-back costs.
     #[arg(long, hide = true)]
     skip_lookback: bool,
-    /// single-pass timing experiment: start every run with each tile's aggregate already
-    /// published (computed on the host), so no look-back ever waits for a predecessor that
-    /// has not finished its loads; the result is still checked.
-    #[arg(long, hide = true)]
-    oracle_aggregates: bool,
-    /// With --skip-lookback only, the order tiles are taken in: 0 claimed, 1 workgroup ID (no
-    /// atomic), 2 claims 64 stripes apart (the tiles in flight spread over the whole buffer).
-    #[arg(long, hide = true, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=2))]
-    tile_order: u32,
     /// single-pass experiment: one more subgroup per workgroup, holding no elements, looks back
     /// while the others load (needs a fixed subgroup size); --workgroup counts the others.
     #[arg(long, hide = true)]
@@ -165,12 +156,9 @@ struct Buffers<'c> {
     /// [windows read, repolls] (`--lookback-stats`, reset every run).
     tile_states: Buffer<'c, u64>,
     control: Buffer<'c, u32>,
-    /// `--oracle-aggregates`: the states every run starts from (else all NOT_READY).
-    initial_states: Option<Buffer<'c, u64>>,
 }
 
-/// single-pass: the flags of a tile state that holds the tile's sum, or the inclusive prefix.
-const HAS_AGGREGATE: u64 = 1;
+/// single-pass: the flag of a tile state that holds the inclusive prefix (HAS_PREFIX in the shader).
 const HAS_PREFIX: u64 = 2;
 
 impl<'c> Scanner<'c> {
@@ -227,10 +215,8 @@ impl<'c> Scanner<'c> {
             _ => 0,
         };
         // Switches that the other shader path ignores: an error, not a silent no-op.
-        if args.lookback_subgroup && (args.skip_lookback || args.wide_lookback || args.tile_order != 0) {
-            return vk_compute::setup_error(
-                "--lookback-subgroup: not with --skip-lookback, --wide-lookback or --tile-order",
-            );
+        if args.lookback_subgroup && (args.skip_lookback || args.wide_lookback) {
+            return vk_compute::setup_error("--lookback-subgroup: not with --skip-lookback or --wide-lookback");
         }
         if args.lookback_stats && (args.skip_lookback || args.wide_lookback) {
             return vk_compute::setup_error("--lookback-stats counts the narrow look-back only");
@@ -244,7 +230,6 @@ impl<'c> Scanner<'c> {
                 ("WIDE_LOOKBACK", u32::from(args.wide_lookback).to_string()),
                 ("PREWAIT", u32::from(!args.no_prewait).to_string()),
                 ("SKIP_LOOKBACK", u32::from(args.skip_lookback).to_string()),
-                ("TILE_ORDER", args.tile_order.to_string()),
                 ("LOOKBACK_SUBGROUP", u32::from(lookback_lanes > 0).to_string()),
                 ("LOOKBACK_LANES", lookback_lanes.to_string()),
                 ("LOOKBACK_STATS", u32::from(args.lookback_stats).to_string()),
@@ -285,30 +270,9 @@ impl<'c> Scanner<'c> {
     }
 
     fn buffers(&self, input: &[u32]) -> Result<Buffers<'c>> {
-        self.buffers_with(input, None)
-    }
-
-    /// Buffers whose tile states start as `ty`'s tile sums, flagged as aggregates.
-    fn buffers_with_oracle(&self, input: &[u32], ty: Ty) -> Result<Buffers<'c>> {
-        let states: Vec<u64> = input
-            .chunks(self.tile as usize)
-            .map(|tile| {
-                let sum = match ty {
-                    Ty::U32 => tile.iter().fold(0u32, |a, &x| a.wrapping_add(x)),
-                    Ty::F32 => tile.iter().map(|&x| f32::from_bits(x)).sum::<f32>().to_bits(),
-                };
-                HAS_AGGREGATE << 32 | u64::from(sum)
-            })
-            .collect();
-        let initial = Buffer::from_slice(self.ctx, "initial tile states", &states)?;
-        self.buffers_with(input, Some(initial))
-    }
-
-    fn buffers_with(&self, input: &[u32], initial_states: Option<Buffer<'c, u64>>) -> Result<Buffers<'c>> {
         let tiles = input.len().div_ceil(self.tile as usize).max(1);
         let ctx = self.ctx;
         let b = Buffers {
-            initial_states,
             input: Buffer::from_slice(ctx, "input", input)?,
             output: Buffer::new(ctx, "output", input.len())?,
             partials: Buffer::new(ctx, "partials", tiles)?,
@@ -329,10 +293,7 @@ impl<'c> Scanner<'c> {
         let tiles = self.tiles(n);
         let io = [b.input.binding(), b.output.binding()];
         if self.single_pass() {
-            match &b.initial_states {
-                Some(initial) => rec.copy(initial, &b.tile_states, initial.byte_size()),
-                None => rec.fill(&b.tile_states, 0),
-            }
+            rec.fill(&b.tile_states, 0);
             // The next tile and tiles-written counters and the look-back statistics; not `stalled`.
             rec.fill_range(&b.control, 0, 2, 0).context("reset the tile counters")?;
             rec.fill_range(&b.control, 3, 2, 0).context("reset the look-back statistics")?;
@@ -471,11 +432,7 @@ fn bench(ctx: &Context, args: &Args, variants: &[Variant], types: &[Ty], report:
                 for kernel in &scanner.kernels {
                     report.pipeline_stats(&name, kernel)?;
                 }
-                let mut b = if args.oracle_aggregates && scanner.single_pass() && n > 0 {
-                    scanner.buffers_with_oracle(&input, ty)?
-                } else {
-                    scanner.buffers(&input)?
-                };
+                let mut b = scanner.buffers(&input)?;
                 let times = harness::time_gpu(ctx, &timing, |rec| scanner.record(rec, &b, input.len()))?;
                 let skip_lookback = args.skip_lookback && scanner.single_pass();
                 if scanner.single_pass() && !skip_lookback && !b.completed(scanner.tiles(input.len()))? {
