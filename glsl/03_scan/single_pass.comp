@@ -383,10 +383,36 @@ void scan_with_lookback_subgroup(uint tile) {
 // ANCHOR: main
 // Scan tile `tile` from its loaded elements v: tile scan, look-back, stores. Every invocation
 // must call it (it has barriers).
+#if PREFETCH_DISTANCE > 0
+// Experiment (--prefetch-distance D): while this tile waits in its look-back, read one word of
+// every 32-byte sector of tile `future` (a whole one), so that the workgroup that takes it later
+// finds its data in L2. Returns the words' sum, which only keep_alive uses.
+uint touch_future_tile(uint future) {
+    const uint SECTOR_WORDS = 8;
+    uint sum = 0;
+    if (future < n / TILE) {  // uniform: whole tiles only
+        for (uint s = gl_LocalInvocationIndex; s < TILE / SECTOR_WORDS; s += WORKGROUP_SIZE) {
+            sum += TO_BITS(src1[future * TILE + s * SECTOR_WORDS]);
+        }
+    }
+    return sum;
+}
+
+// Never true (n < 2^30): only makes the touched words look used, so the loads stay.
+void keep_alive(uint touched) {
+    if (n == 0xFFFFFFFFu) {
+        atomicOr(stalled, touched);
+    }
+}
+#endif
+
 void finish_tile(uint tile, T4 v[ROWS]) {
     T lane_prefix[ROWS];
     T total;
     scan_tile(v, lane_prefix, total);
+#if PREFETCH_DISTANCE > 0
+    uint touched = touch_future_tile(tile + PREFETCH_DISTANCE);
+#endif
 #if SKIP_LOOKBACK
     // Timing experiment only: every tile starts from 0 (not a scan across tiles). It shows
     // what the loads, tile scan and stores cost without the chained look-back.
@@ -395,6 +421,9 @@ void finish_tile(uint tile, T4 v[ROWS]) {
     T tile_offset = look_back(tile, total);
 #endif
     store_tile(tile, v, lane_prefix, tile_offset);
+#if PREFETCH_DISTANCE > 0
+    keep_alive(touched);
+#endif
 }
 
 void main() {

@@ -26,6 +26,8 @@ const ALTERNATE_PATHS: &[(&str, &[&str])] = &[
     ("03_scan", &["--variant", "single-pass", "--wide-lookback"]),
     // Experiment: a subgroup without elements looks back while the others load.
     ("03_scan", &["--variant", "single-pass", "--lookback-subgroup", "--workgroup", "256"]),
+    // Experiment (prepared, not yet timed on a GPU): tiles ahead touched during the look-back.
+    ("03_scan", &["--variant", "single-pass", "--prefetch-distance", "2"]),
     // Bench mode: warm-up (clock probe, copies), copy ceiling and timestamps, at a small size.
     ("02_reduce", &["--bench", "--size", "4099", "--iters", "3"]),
     // The atomic result's alternating accumulators over many runs, several workgroups.

@@ -54,6 +54,10 @@ struct Args {
     /// while the others load (needs a fixed subgroup size); --workgroup counts the others.
     #[arg(long, hide = true)]
     lookback_subgroup: bool,
+    /// single-pass experiment: while a tile looks back, read one word per 32-byte sector of
+    /// the tile this many tiles ahead, so its data is in L2 when its workgroup loads it (0: off).
+    #[arg(long, hide = true, default_value_t = 0)]
+    prefetch_distance: u32,
     /// single-pass experiment (--bench): count the look-back's windows and repolls per tile
     /// (the pre-wait's polls of the closest predecessor are not counted).
     #[arg(long, hide = true)]
@@ -215,8 +219,10 @@ impl<'c> Scanner<'c> {
             _ => 0,
         };
         // Switches that the other shader path ignores: an error, not a silent no-op.
-        if args.lookback_subgroup && (args.skip_lookback || args.wide_lookback) {
-            return vk_compute::setup_error("--lookback-subgroup: not with --skip-lookback or --wide-lookback");
+        if args.lookback_subgroup && (args.skip_lookback || args.wide_lookback || args.prefetch_distance > 0) {
+            return vk_compute::setup_error(
+                "--lookback-subgroup: not with --skip-lookback, --wide-lookback or --prefetch-distance",
+            );
         }
         if args.lookback_stats && (args.skip_lookback || args.wide_lookback) {
             return vk_compute::setup_error("--lookback-stats counts the narrow look-back only");
@@ -233,6 +239,7 @@ impl<'c> Scanner<'c> {
                 ("LOOKBACK_SUBGROUP", u32::from(lookback_lanes > 0).to_string()),
                 ("LOOKBACK_LANES", lookback_lanes.to_string()),
                 ("LOOKBACK_STATS", u32::from(args.lookback_stats).to_string()),
+                ("PREFETCH_DISTANCE", args.prefetch_distance.to_string()),
             ];
             if let Some(p) = pass {
                 d.push(("PASS", p.to_string()));
