@@ -31,15 +31,14 @@ layout(std430, binding = 1) writeonly buffer Dst4 { T4 dst4[]; };
 layout(std430, binding = 1) writeonly buffer Dst1 { T dst1[]; };
 // Written by one workgroup and read by others during the dispatch: atomics only.
 layout(std430, binding = 2) buffer TileStates { uint64_t tile_state[]; };
-// next_tile and tiles_written are reset before every run; stalled only when the buffers are
+// Everything before `stalled` is reset before every run; `stalled` only when the buffers are
 // made, so a stall in any run of a bench is seen afterwards.
-// stat_windows, stat_repolls: only with LOOKBACK_STATS (an experiment), reset with the counters.
 layout(std430, binding = 3) buffer Control {
     uint next_tile;
     uint tiles_written;
+    uint stat_windows;  // LOOKBACK_STATS only: windows read by all look-backs
+    uint stat_repolls;  // LOOKBACK_STATS only: windows read again, a predecessor not ready
     uint stalled;
-    uint stat_windows;  // windows read by all look-backs
-    uint stat_repolls;  // windows read again because a predecessor was not ready
 };
 layout(push_constant) uniform Push { uint n; };
 

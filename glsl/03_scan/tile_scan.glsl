@@ -3,9 +3,11 @@
 // SCAN_HILLIS, SCAN_SHUFFLE or SCAN_INTRINSIC (the subgroup primitive); EXCLUSIVE (0 or 1);
 // WORKGROUP_SIZE (a multiple of the subgroup size); ITEMS (a multiple of 4).
 //
-// Thread t owns elements [t·ITEMS, (t+1)·ITEMS) of the tile: it sums them serially, the
-// workgroup scans the per-thread sums (subgroup scans, then a scan of the subgroup totals),
-// and each thread rescans its own elements starting from its exclusive prefix.
+// In the reduce-then-scan passes thread t owns elements [t·ITEMS, (t+1)·ITEMS) of the tile: it
+// sums them serially, the workgroup scans the per-thread sums (subgroup scans, then a scan of
+// the subgroup totals), and each thread rescans its own elements from its exclusive prefix.
+// The single pass lays its tile out by subgroup (single_pass.comp) and uses only the
+// workgroup scan from here.
 
 #extension GL_KHR_shader_subgroup_basic : require
 // [[unroll]] on the loops over a thread's items: fully unrolled, `items[]` lives in registers;

@@ -174,7 +174,7 @@ fn warm_up_until(ctx: &Context, max: Duration, full_duration: bool) -> Result<Be
     let start = std::time::Instant::now();
     loop {
         let ns = time_runs(ctx, &probe_timing, |rec| {
-            rec.dispatch(&probe, &[sink.binding()], &probe_steps, [probe_invocations / 64, 1, 1])
+            rec.dispatch(&probe, &[sink.binding()], &probe_steps, [probe_invocations / PROBE_WORKGROUP, 1, 1])
         })?
         .median_ns();
         let fastest_before = note_probe(ctx, ns);
@@ -230,12 +230,7 @@ impl<'c> WarmUpLoad<'c> {
         let n = self.src.len() as u32;
         let mut rec = Recorder::new(ctx)?;
         for _ in 0..self.copies {
-            rec.dispatch(
-                &self.copy,
-                &[self.src.binding(), self.dst.binding()],
-                &n,
-                [n.div_ceil(256).min(32768), 1, 1],
-            )?;
+            rec.dispatch(&self.copy, &[self.src.binding(), self.dst.binding()], &n, [copy_groups(n.into()), 1, 1])?;
             // Successive copies write the same buffer: keep them ordered.
             rec.barrier(Barrier::ComputeToCompute);
         }
@@ -244,12 +239,21 @@ impl<'c> WarmUpLoad<'c> {
     }
 }
 
+const PROBE_WORKGROUP: u32 = 64;
+const COPY_WORKGROUP: u32 = 256;
+
+/// Workgroups of the grid-stride copy over `vec4s` vectors: one vector per invocation, at most
+/// 32768 workgroups (each then loops).
+fn copy_groups(vec4s: u64) -> u32 {
+    vec4s.div_ceil(u64::from(COPY_WORKGROUP)).clamp(1, 32768) as u32
+}
+
 fn clock_probe_desc() -> KernelDesc<'static> {
     KernelDesc {
         shader: "common/clock_probe.comp",
         buffers: 1,
         push_constant_bytes: 4,
-        workgroup_size: 64,
+        workgroup_size: PROBE_WORKGROUP,
         ..Default::default()
     }
 }
@@ -259,7 +263,7 @@ fn copy_desc() -> KernelDesc<'static> {
         shader: "common/copy.comp",
         buffers: 2,
         push_constant_bytes: 4,
-        workgroup_size: 256,
+        workgroup_size: COPY_WORKGROUP,
         ..Default::default()
     }
 }
@@ -331,7 +335,7 @@ pub fn copy_between(
     anyhow::ensure!(src.len() == dst.len(), "copy between buffers of {} and {} vec4s", src.len(), dst.len());
     let vec4s = src.len() as u64;
     let kernel = Kernel::new(ctx, &copy_desc())?;
-    let groups = vec4s.div_ceil(256).clamp(1, 32768) as u32;
+    let groups = copy_groups(vec4s);
     let n = u32::try_from(vec4s).context("copy size beyond 2^32 vec4s")?;
     let mut rec = Recorder::new(ctx)?;
     rec.fill(src, 0x0102_0304);

@@ -52,12 +52,6 @@ pub struct CommonArgs {
     /// VK_KHR_pipeline_executable_properties (NVIDIA does; lavapipe 22.3 does not).
     #[arg(long)]
     pub pipeline_stats: bool,
-    /// Timing experiment: a dedicated allocation for every device buffer.
-    #[arg(long, hide = true)]
-    pub dedicated_memory: bool,
-    /// Timing experiment: put device buffers in this memory type (see 00_properties).
-    #[arg(long, hide = true)]
-    pub memory_type: Option<u32>,
     /// Timing experiment: measure without first bringing the GPU back to full speed (the
     /// figures of sessions before 2026-11-29 evening, taken after idle gaps).
     #[arg(long, hide = true)]
@@ -72,7 +66,7 @@ impl CommonArgs {
 
     /// How --bench measurements repeat: 5 warm-up runs, `--iters` timed, `--batch` per stamp.
     pub fn timing(&self) -> crate::Timing {
-        crate::Timing { warmup: 5, iters: self.iters, batch: self.batch.max(1), prewarm: !self.no_prewarm }
+        crate::Timing { warmup: 5, iters: self.iters, batch: self.batch, prewarm: !self.no_prewarm }
     }
 
     pub fn context_options(&self) -> ContextOptions {
@@ -81,8 +75,6 @@ impl CommonArgs {
             validate: self.validate,
             subgroup_size: self.subgroup_size,
             pipeline_statistics: self.pipeline_stats,
-            dedicated_memory: self.dedicated_memory,
-            memory_type: self.memory_type,
             ..Default::default()
         }
     }

@@ -57,25 +57,14 @@ impl<'c, T: Pod> Buffer<'c, T> {
         let raw =
             unsafe { ctx.device.create_buffer(&info, None) }.with_context(|| format!("create buffer `{name}`"))?;
         // SAFETY: `raw` is a live buffer of this device.
-        let mut requirements = unsafe { ctx.device.get_buffer_memory_requirements(raw) };
-        let device_buffer = location == MemoryLocation::GpuOnly;
-        let mut location = location;
-        if let (Some(index), true) = (ctx.options.memory_type, device_buffer) {
-            // A forced memory type (timing experiments): any type the buffer allows.
-            requirements.memory_type_bits &= 1u32.checked_shl(index).unwrap_or(0);
-            location = MemoryLocation::Unknown;
-        }
+        let requirements = unsafe { ctx.device.get_buffer_memory_requirements(raw) };
         let allocation = ctx.allocator.lock().map_err(|_| anyhow::anyhow!("allocator lock poisoned"))?.allocate(
             &AllocationCreateDesc {
                 name,
                 requirements,
                 location,
                 linear: true,
-                allocation_scheme: if ctx.options.dedicated_memory && device_buffer {
-                    AllocationScheme::DedicatedBuffer(raw)
-                } else {
-                    AllocationScheme::GpuAllocatorManaged
-                },
+                allocation_scheme: AllocationScheme::GpuAllocatorManaged,
             },
         );
         let allocation = match allocation {
@@ -83,12 +72,8 @@ impl<'c, T: Pod> Buffer<'c, T> {
             Err(e) => {
                 // SAFETY: the buffer has no memory bound and is unused.
                 unsafe { ctx.device.destroy_buffer(raw, None) };
-                let forced = match (ctx.options.memory_type, device_buffer) {
-                    (Some(index), true) => format!(" in the forced memory type {index} (--memory-type)"),
-                    _ => String::new(),
-                };
                 return setup_error(format!(
-                    "cannot allocate {bytes} bytes for buffer `{name}`{forced} on {}: {e}",
+                    "cannot allocate {bytes} bytes for buffer `{name}` on {}: {e}",
                     ctx.caps.name
                 ));
             }

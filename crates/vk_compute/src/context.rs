@@ -35,12 +35,6 @@ pub struct ContextOptions {
     /// Ask the driver for each pipeline's statistics (VK_KHR_pipeline_executable_properties,
     /// where offered): see [`crate::Kernel::statistics`].
     pub pipeline_statistics: bool,
-    /// Give every device-local buffer its own dedicated allocation
-    /// (VkMemoryDedicatedAllocateInfo) instead of sub-allocating blocks of 256 MiB.
-    pub dedicated_memory: bool,
-    /// Put every device-local buffer in this memory type (an index into the device's list)
-    /// instead of the first DEVICE_LOCAL type that gpu-allocator picks.
-    pub memory_type: Option<u32>,
 }
 
 impl Default for ContextOptions {
@@ -52,8 +46,6 @@ impl Default for ContextOptions {
             fence_timeout: Duration::from_secs(60),
             cooperative_matrix: false,
             pipeline_statistics: false,
-            dedicated_memory: false,
-            memory_type: None,
         }
     }
 }
@@ -91,7 +83,6 @@ pub struct Context {
     messenger: Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>,
     validation: ValidationCounter,
     pub(crate) instance: ash::Instance,
-    physical_device: vk::PhysicalDevice,
     _entry: ash::Entry,
     /// Not Sync: the command pool and queue need external synchronization.
     _single_thread: std::marker::PhantomData<std::cell::Cell<()>>,
@@ -558,7 +549,6 @@ impl Context {
             messenger,
             validation,
             instance,
-            physical_device,
             _entry: entry,
             _single_thread: std::marker::PhantomData,
         })
@@ -572,22 +562,6 @@ impl Context {
     /// Whether GPU timestamps can be taken on this context's queue.
     pub fn has_timestamps(&self) -> bool {
         self.timestamp_valid_bits > 0
-    }
-
-    /// The device's memory types, one line each: index, heap (with its size) and property flags.
-    pub fn memory_types(&self) -> Vec<String> {
-        // SAFETY: the physical device comes from this instance.
-        let props = unsafe { self.instance.get_physical_device_memory_properties(self.physical_device) };
-        let heaps = props.memory_heaps_as_slice();
-        props
-            .memory_types_as_slice()
-            .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                let heap = heaps.get(t.heap_index as usize).map_or(0, |h| h.size);
-                format!("type {i}: heap {} ({} MiB), {:?}", t.heap_index, heap >> 20, t.property_flags)
-            })
-            .collect()
     }
 
     /// The subgroup size a kernel built without an explicit request will see, if it is fixed.

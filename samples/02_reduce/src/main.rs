@@ -41,8 +41,8 @@ struct Args {
     /// fast: 16-byte loads in flight per invocation and loop step.
     #[arg(long, default_value_t = 4)]
     fast_unroll: u32,
-    /// fast, last-workgroup hand-over only: pass the partials with memory barriers even where
-    /// 64-bit atomics would allow flagged partials (an A/B switch).
+    /// fast: the last-workgroup hand-over, passing the partials with memory barriers even where
+    /// 64-bit atomics would allow flagged partials (an A/B switch; not with --fast-result atomic).
     #[arg(long)]
     fast_fences: bool,
     /// fast: how the workgroups' partials become the result. `atomic`: each workgroup folds its
@@ -108,6 +108,9 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
     if !(1..=64).contains(&args.fast_unroll) || !(1..=1 << 20).contains(&args.fast_groups) {
         return vk_compute::setup_error("--fast-unroll must be in 1..=64 and --fast-groups in 1..=2^20");
     }
+    if args.fast_fences && args.fast_result == FastResult::Atomic {
+        return vk_compute::setup_error("--fast-fences is a last-workgroup hand-over: not with --fast-result atomic");
+    }
     let ops = or_all(&args.op, Op::value_variants());
     if !types.iter().any(|&ty| ops.iter().any(|op| op.applies_to(ty))) {
         return vk_compute::setup_error(
@@ -123,7 +126,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
         None => vec![0, 1, 7, 1_000_003, harness::random::size(seed, 2, 1 << 21)],
     };
     for &ty in &types {
-        for op in or_all(&args.op, Op::value_variants()).into_iter().filter(|op| op.applies_to(ty)) {
+        for &op in ops.iter().filter(|op| op.applies_to(ty)) {
             let inputs: Vec<Vec<u32>> = sizes.iter().map(|&n| make_input(ty, op, n as usize, seed)).collect();
             for &variant in &variants {
                 let name = variant_name(variant, op, ty);
@@ -219,11 +222,10 @@ impl<'c> Reducer<'c> {
     /// Build the variant's pipeline, or say why the device cannot run it.
     fn new(ctx: &'c Context, variant: Variant, ty: Ty, op: Op, args: &Args) -> Result<Result<Self, String>> {
         let ops = ctx.caps.subgroup_ops;
-        let has_arith = ops.has(SubgroupOps::BASIC | SubgroupOps::ARITHMETIC);
-        let has_shuffle = ops.has(SubgroupOps::BASIC | SubgroupOps::SHUFFLE);
-        let mut defines = vec![(type_define(ty), "1".to_string()), (op_define(op), "1".to_string())];
         let arith = SubgroupOps::BASIC | SubgroupOps::ARITHMETIC;
         let shuffle = SubgroupOps::BASIC | SubgroupOps::SHUFFLE;
+        let (has_arith, has_shuffle) = (ops.has(arith), ops.has(shuffle));
+        let mut defines = vec![(type_define(ty), "1".to_string()), (op_define(op), "1".to_string())];
         let (shader, usable, needs) = match variant {
             Variant::Tree => ("02_reduce/tree.comp", true, 0),
             Variant::Hybrid => ("02_reduce/hybrid.comp", has_arith, arith),
@@ -243,7 +245,7 @@ impl<'c> Reducer<'c> {
                 Some(why) => return Ok(Err(format!("--fast-result atomic: {why}"))),
                 None => true,
             },
-            (Variant::Fast, FastResult::Auto) => no_atomic_result(ctx, ty, op).is_none(),
+            (Variant::Fast, FastResult::Auto) => !args.fast_fences && no_atomic_result(ctx, ty, op).is_none(),
             _ => false,
         };
         if variant == Variant::Fast {
@@ -275,7 +277,7 @@ impl<'c> Reducer<'c> {
         };
         let kernel = Kernel::new(ctx, &desc)?;
         let identity = identity(ty, op);
-        let (fast_groups, fast_unroll) = (args.fast_groups.max(1), args.fast_unroll.max(1));
+        let (fast_groups, fast_unroll) = (args.fast_groups, args.fast_unroll);
         Ok(Ok(Reducer { ctx, variant, kernel, identity, max_subgroups, fast_groups, fast_unroll, atomic_result }))
     }
 
@@ -525,6 +527,7 @@ fn bench(ctx: &Context, args: &Args, variants: &[Variant], types: &[Ty], report:
                     let Some(reducer) = report.skip_unless(&name, Reducer::new(ctx, variant, ty, op, args)?) else {
                         continue;
                     };
+                    report.pipeline_stats(&name, &reducer.kernel)?;
                     let mut buffers = reducer.buffers(&input)?;
                     let times = harness::time_gpu(ctx, &timing, |rec| reducer.record(rec, &buffers, input.len()))?;
                     let got = buffers.result()?;

@@ -155,9 +155,9 @@ struct Buffers<'c> {
     output: Buffer<'c, u32>,
     /// reduce-then-scan: per-tile sums, then their prefixes.
     partials: Buffer<'c, u32>,
-    /// single-pass: per-tile state (flag << 32 | value bits), and [next tile, tiles written]
-    /// (reset every run), stalled (reset once, so it covers every run on these buffers),
-    /// [windows read, repolls] (`--lookback-stats`, reset every run).
+    /// single-pass: per-tile state (flag << 32 | value bits), and [next tile, tiles written,
+    /// windows read, repolls (`--lookback-stats`)] (reset every run), stalled (reset once, so
+    /// it covers every run on these buffers).
     tile_states: Buffer<'c, u64>,
     control: Buffer<'c, u32>,
 }
@@ -277,7 +277,7 @@ impl<'c> Scanner<'c> {
     }
 
     fn buffers(&self, input: &[u32]) -> Result<Buffers<'c>> {
-        let tiles = input.len().div_ceil(self.tile as usize).max(1);
+        let tiles = self.tiles(input.len()) as usize;
         let ctx = self.ctx;
         let b = Buffers {
             input: Buffer::from_slice(ctx, "input", input)?,
@@ -301,9 +301,8 @@ impl<'c> Scanner<'c> {
         let io = [b.input.binding(), b.output.binding()];
         if self.single_pass() {
             rec.fill(&b.tile_states, 0);
-            // The next tile and tiles-written counters and the look-back statistics; not `stalled`.
-            rec.fill_range(&b.control, 0, 2, 0).context("reset the tile counters")?;
-            rec.fill_range(&b.control, 3, 2, 0).context("reset the look-back statistics")?;
+            // The tile counters and the look-back statistics; not `stalled` (the last word).
+            rec.fill_range(&b.control, 0, 4, 0).context("reset the tile counters")?;
             // Tile states (NOT_READY) and the tile counter are zero before any workgroup reads them.
             rec.barrier(Barrier::TransferToCompute);
             let bindings = [io[0], io[1], b.tile_states.binding(), b.control.binding()];
@@ -362,7 +361,7 @@ impl Buffers<'_> {
     fn completed(&mut self, tiles: u32) -> Result<bool> {
         let control = self.control.download()?;
         let all_published = self.tile_states.download()?.iter().all(|&s| s >> 32 == HAS_PREFIX);
-        Ok(control[0] == tiles && control[1] == tiles && control[2] == 0 && all_published)
+        Ok(control[0] == tiles && control[1] == tiles && control[4] == 0 && all_published)
     }
 }
 
@@ -451,8 +450,8 @@ fn bench(ctx: &Context, args: &Args, variants: &[Variant], types: &[Ty], report:
                     let tiles = f64::from(scanner.tiles(input.len()));
                     out(format!(
                         "  {name} n={n}: look-back windows read per tile {:.2}, of them repolls {:.2} (last run)",
-                        f64::from(control[3]) / tiles,
-                        f64::from(control[4]) / tiles
+                        f64::from(control[2]) / tiles,
+                        f64::from(control[3]) / tiles
                     ));
                 }
                 let got = b.output.download()?;
