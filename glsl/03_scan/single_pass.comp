@@ -68,9 +68,11 @@ const uint SPIN_LIMIT = 1u << 14;
 #endif
 
 // ANCHOR: state
+// Tile t's state is tile_state[t * STATE_STRIDE] (experiment --state-stride: consecutive
+// tiles' states in different cache lines).
 void publish(uint tile, uint flag, T value) {
     uint64_t state = (uint64_t(flag) << 32) | uint64_t(TO_BITS(value));
-    atomicStore(tile_state[tile], state, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+    atomicStore(tile_state[tile * STATE_STRIDE], state, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
 }
 
 // Tiles before the first hold an inclusive prefix of 0.
@@ -78,11 +80,26 @@ uint64_t read_state(int tile) {
     if (tile < 0) {
         return uint64_t(HAS_PREFIX) << 32;
     }
-    return atomicLoad(tile_state[tile], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+    return atomicLoad(tile_state[tile * STATE_STRIDE], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
 }
 #define FLAG(state) uint((state) >> 32)
 #define VALUE(state) FROM_BITS(uint(state))
 // ANCHOR_END: state
+
+// Experiment (--backoff B): pause before polling again, B dependent multiply-adds, so that fewer
+// polls crowd the L2 slices holding the newest states (GLSL has no sleep). The impossible
+// atomicOr only keeps the compiler from deleting the loop.
+void back_off() {
+#if BACKOFF > 0
+    uint x = gl_SubgroupInvocationID;
+    for (uint k = 0; k < BACKOFF; ++k) {
+        x = x * 1664525u + 1013904223u;
+    }
+    if (x == 0xFFFFFFFFu && n == 0xFFFFFFFFu) {
+        atomicOr(stalled, 0u);
+    }
+#endif
+}
 
 // Guarded scalar accesses for the tail tile.
 T load1(uint i) {
@@ -172,43 +189,63 @@ void store_tile(uint tile, T4 v[ROWS], T lane_prefix[ROWS], T tile_offset) {
 }
 
 // ANCHOR: subgroup_look_back
-// The calling subgroup sums the predecessors' states, gl_SubgroupSize tiles per round trip,
-// back to the closest inclusive prefix; returns the sum of all tiles before `tile`. Waits
-// while a predecessor in the window is not ready; gives up after SPIN_LIMIT polls.
+// The calling subgroup sums the predecessors' states, LOOKBACK_DEPTH × gl_SubgroupSize tiles per
+// round trip (slot k × gl_SubgroupSize + lane of a window is lane's k-th state), back to the
+// closest inclusive prefix; returns the sum of all tiles before `tile`. Waits while a
+// predecessor in the window is not ready; gives up after SPIN_LIMIT polls.
 T subgroup_look_back(uint tile) {
 #if PREWAIT
     // One lane first waits for the closest predecessor: while it is not ready, the other
     // lanes' loads would only compete with other tiles' data in L2.
     if (subgroupElect()) {
         for (uint p = 0; p < SPIN_LIMIT && FLAG(read_state(int(tile) - 1)) == NOT_READY; ++p) {
+            back_off();
         }
     }
 #endif
     uint lane = gl_SubgroupInvocationID;
-    int newest = int(tile) - 1;  // the window is tiles newest, newest-1, ...
+    uint window_tiles = LOOKBACK_DEPTH * gl_SubgroupSize;
+    int newest = int(tile) - 1;  // slot s of the window is tile newest - s
     uint polls = 0;
     uint windows_read = 0;
     bool resolved = false;
     T before = T(0);
     while (true) {
         ++windows_read;
-        uint64_t state = read_state(newest - int(lane));
-        uint flag = FLAG(state);
-        bool found = subgroupAny(flag == HAS_PREFIX);
-        // The closest predecessor with a full prefix ends the look-back.
-        uint stop = found ? subgroupBallotFindLSB(subgroupBallot(flag == HAS_PREFIX)) : gl_SubgroupSize - 1;
-        if (subgroupAny(lane <= stop && flag == NOT_READY)) {
+        uint64_t state[LOOKBACK_DEPTH];
+        [[unroll]] for (uint k = 0; k < LOOKBACK_DEPTH; ++k) {
+            state[k] = read_state(newest - int(k * gl_SubgroupSize + lane));
+        }
+        // The closest predecessor with a full prefix ends the look-back (the oldest row first,
+        // so the newest row holding one sets `stop` last).
+        uint stop = window_tiles;  // none in this window: take all
+        [[unroll]] for (uint k = LOOKBACK_DEPTH; k-- > 0;) {
+            uvec4 prefix_lanes = subgroupBallot(FLAG(state[k]) == HAS_PREFIX);
+            if (prefix_lanes != uvec4(0)) {
+                stop = k * gl_SubgroupSize + subgroupBallotFindLSB(prefix_lanes);
+            }
+        }
+        bool waiting = false;
+        T lane_sum = T(0);
+        [[unroll]] for (uint k = 0; k < LOOKBACK_DEPTH; ++k) {
+            if (k * gl_SubgroupSize + lane <= stop) {
+                waiting = waiting || FLAG(state[k]) == NOT_READY;
+                lane_sum += VALUE(state[k]);
+            }
+        }
+        if (subgroupAny(waiting)) {
             if (++polls > SPIN_LIMIT) {  // uniform: no forward progress, give up
                 break;
             }
+            back_off();
             continue;  // poll the window again
         }
-        before += subgroupAdd(lane <= stop ? VALUE(state) : T(0));
-        if (found) {
+        before += subgroupAdd(lane_sum);
+        if (stop < window_tiles) {
             resolved = true;
             break;
         }
-        newest -= int(gl_SubgroupSize);
+        newest -= int(window_tiles);
     }
     // Unresolved: gave up, or the loop was cut short (llvmpipe ends a shader's loops after
     // 65535 iterations in all, silently). Either way the sum is wrong: tell the host.

@@ -62,6 +62,18 @@ struct Args {
     /// (the pre-wait's polls of the closest predecessor are not counted).
     #[arg(long, hide = true)]
     lookback_stats: bool,
+    /// single-pass experiment: each lane of the narrow look-back reads this many states per
+    /// round trip, so a window covers depth × gl_SubgroupSize tiles (1..=8).
+    #[arg(long, hide = true, default_value_t = 1)]
+    lookback_depth: u32,
+    /// single-pass experiment: the narrow look-back pauses this many dependent multiply-adds
+    /// before each repoll (0: none).
+    #[arg(long, hide = true, default_value_t = 0)]
+    backoff: u32,
+    /// single-pass experiment: 64-bit words between consecutive tiles' states (16: one state
+    /// per 128-byte line).
+    #[arg(long, hide = true, default_value_t = 1)]
+    state_stride: u32,
 }
 
 harness::sample_args!(Args);
@@ -145,6 +157,8 @@ struct Scanner<'c> {
     tile: u32,
     /// reduce-then-scan: passes 1, 2, 3; single-pass: one kernel.
     kernels: Vec<Kernel<'c>>,
+    /// single-pass: 64-bit words from one tile's state to the next's.
+    state_stride: usize,
     /// single-pass only: the reduce-then-scan to fall back to when workgroups stall.
     fallback: Option<Box<Scanner<'c>>>,
 }
@@ -224,6 +238,15 @@ impl<'c> Scanner<'c> {
                 "--lookback-subgroup: not with --skip-lookback, --wide-lookback or --prefetch-distance",
             );
         }
+        if !(1..=8).contains(&args.lookback_depth) {
+            return vk_compute::setup_error(format!("--lookback-depth {}: must be in 1..=8", args.lookback_depth));
+        }
+        if !(1..=64).contains(&args.state_stride) {
+            return vk_compute::setup_error(format!("--state-stride {}: must be in 1..=64", args.state_stride));
+        }
+        if (args.lookback_depth > 1 || args.backoff > 0) && (args.skip_lookback || args.wide_lookback) {
+            return vk_compute::setup_error("--lookback-depth and --backoff change the narrow look-back only");
+        }
         if args.lookback_stats && (args.skip_lookback || args.wide_lookback) {
             return vk_compute::setup_error("--lookback-stats counts the narrow look-back only");
         }
@@ -240,6 +263,9 @@ impl<'c> Scanner<'c> {
                 ("LOOKBACK_LANES", lookback_lanes.to_string()),
                 ("LOOKBACK_STATS", u32::from(args.lookback_stats).to_string()),
                 ("PREFETCH_DISTANCE", args.prefetch_distance.to_string()),
+                ("LOOKBACK_DEPTH", args.lookback_depth.to_string()),
+                ("BACKOFF", args.backoff.to_string()),
+                ("STATE_STRIDE", args.state_stride.to_string()),
             ];
             if let Some(p) = pass {
                 d.push(("PASS", p.to_string()));
@@ -260,11 +286,12 @@ impl<'c> Scanner<'c> {
         if variant == Variant::SinglePass {
             let fallback = Scanner::new(ctx, Variant::Intrinsic, ty, exclusive, args)?.map(Box::new).ok();
             let kernels = vec![kernel("03_scan/single_pass.comp", None, 4)?];
-            return Ok(Ok(Scanner { ctx, items, tile: workgroup * items, kernels, fallback }));
+            let state_stride = args.state_stride as usize;
+            return Ok(Ok(Scanner { ctx, items, tile: workgroup * items, kernels, state_stride, fallback }));
         }
         let kernels =
             (1..=3).map(|pass| kernel("03_scan/reduce_then_scan.comp", Some(pass), 3)).collect::<Result<_>>()?;
-        Ok(Ok(Scanner { ctx, items, tile: workgroup * items, kernels, fallback: None }))
+        Ok(Ok(Scanner { ctx, items, tile: workgroup * items, kernels, state_stride: 1, fallback: None }))
     }
 
     /// Tiles of a single pass over `n` elements: one workgroup each.
@@ -283,7 +310,7 @@ impl<'c> Scanner<'c> {
             input: Buffer::from_slice(ctx, "input", input)?,
             output: Buffer::new(ctx, "output", input.len())?,
             partials: Buffer::new(ctx, "partials", tiles)?,
-            tile_states: Buffer::new(ctx, "tile states", tiles)?,
+            tile_states: Buffer::new(ctx, "tile states", tiles * self.state_stride)?,
             control: Buffer::from_slice(ctx, "control", &[0u32; 5])?,
         };
         let mut rec = Recorder::new(ctx)?;
@@ -332,7 +359,7 @@ impl<'c> Scanner<'c> {
         let mut rec = Recorder::new(self.ctx)?;
         self.record(&mut rec, &b, input.len())?;
         rec.submit_and_wait()?;
-        if self.single_pass() && !b.completed(self.tiles(input.len()))? {
+        if self.single_pass() && !b.completed(self.tiles(input.len()), self.state_stride)? {
             out(format!(
                 "  single-pass n={}: a workgroup gave up waiting for its predecessor (no forward progress?); \
                  falling back to reduce-then-scan",
@@ -358,9 +385,9 @@ impl<'c> Scanner<'c> {
 impl Buffers<'_> {
     /// Whether a single pass over `tiles` tiles finished cleanly: every tile claimed, written
     /// and published, no stall.
-    fn completed(&mut self, tiles: u32) -> Result<bool> {
+    fn completed(&mut self, tiles: u32, state_stride: usize) -> Result<bool> {
         let control = self.control.download()?;
-        let all_published = self.tile_states.download()?.iter().all(|&s| s >> 32 == HAS_PREFIX);
+        let all_published = self.tile_states.download()?.iter().step_by(state_stride).all(|&s| s >> 32 == HAS_PREFIX);
         Ok(control[0] == tiles && control[1] == tiles && control[4] == 0 && all_published)
     }
 }
@@ -441,7 +468,7 @@ fn bench(ctx: &Context, args: &Args, variants: &[Variant], types: &[Ty], report:
                 let mut b = scanner.buffers(&input)?;
                 let times = harness::time_gpu(ctx, &timing, |rec| scanner.record(rec, &b, input.len()))?;
                 let skip_lookback = args.skip_lookback && scanner.single_pass();
-                if scanner.single_pass() && !skip_lookback && !b.completed(scanner.tiles(input.len()))? {
+                if scanner.single_pass() && !skip_lookback && !b.completed(scanner.tiles(input.len()), scanner.state_stride)? {
                     report.skip(&name, "workgroups stalled (no forward progress): not timed");
                     continue;
                 }
