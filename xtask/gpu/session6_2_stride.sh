@@ -7,7 +7,7 @@ source "$(dirname "$0")/setup.sh"
 R="${OUT:-/tmp/out}"; mkdir -p "$R"
 short() { grep -E "BENCH|FAIL|SKIP|STATS|falling|look-back|rror" | grep -v "empty\|warm-up" | sed -E "s/ +n=[0-9]+ +/ /" \
   | sed -E "s/, CS: (Binary|Stack|Local|Subgroup)[^,]*//g" | cut -c1-170; }
-scan() { $B/03_scan --bench --inclusive --iters 20 --variant single-pass --size 268435456 --pipeline-stats "$@" 2>&1 \
+scan() { $B/03_scan --bench --iters 20 --variant single-pass --size 268435456 --pipeline-stats "$@" 2>&1 \
   | short | sed "s/^/[scan $*] /"; }
 { $B/03_scan --variant single-pass --state-stride 16 --validate 2>&1 | tail -1
   for s in 16 32 64; do scan --type u32 --state-stride $s --lookback-stats; done
