@@ -6,10 +6,12 @@
 // inclusive prefix), publishes its own inclusive prefix and writes the tile.
 // A tile's state is one 64-bit word, flag << 32 | value bits, read and written with relaxed
 // device-scope atomics: a reader never sees a flag without the value it announces, so the
-// path needs no memory barrier.
-// Experiment (LOOKBACK_SUBGROUP): the workgroup's last subgroup holds no elements; it looks back
-// from the start while the other subgroups load, and the last of those to finish publishes the
-// aggregate (see scan_with_lookback_subgroup).
+// path needs no memory barrier. Each state has a 128-byte line of its own (STATE_STRIDE).
+// Who looks back: LOOKBACK_SUBGROUP (the host's default where the subgroup size is fixed): the
+// workgroup's last subgroup holds no elements and looks back from the start while the others
+// load; the last of those to finish publishes the aggregate (scan_with_lookback_subgroup).
+// Otherwise the first subgroup after the tile scan (narrow), or the whole workgroup
+// (WIDE_LOOKBACK).
 // If a predecessor makes no progress for SPIN_LIMIT polls (a device without forward progress
 // between workgroups), the workgroup sets `stalled` and finishes anyway; the host then discards
 // the result and falls back to reduce-then-scan. It never hangs.
@@ -43,8 +45,8 @@ layout(std430, binding = 3) buffer Control {
 layout(push_constant) uniform Push { uint n; };
 
 #if LOOKBACK_SUBGROUP
-// Experiment (--lookback-subgroup): the last subgroup (LOOKBACK_LANES invocations, the host's
-// fixed subgroup size) holds no elements; it looks back while the others load.
+// The last subgroup (LOOKBACK_LANES invocations, the host's fixed subgroup size) holds no
+// elements; it looks back while the others load.
 const uint DATA_INVOCATIONS = WORKGROUP_SIZE - LOOKBACK_LANES;
 #else
 const uint DATA_INVOCATIONS = WORKGROUP_SIZE;
@@ -68,8 +70,9 @@ const uint SPIN_LIMIT = 1u << 14;
 #endif
 
 // ANCHOR: state
-// Tile t's state is tile_state[t * STATE_STRIDE] (experiment --state-stride: consecutive
-// tiles' states in different cache lines).
+// Tile t's state is tile_state[t * STATE_STRIDE]: with STATE_STRIDE = 16, one state per 128-byte
+// cache line, so the hundreds of workgroups polling the newest states spread over many lines
+// (and L2 slices) instead of crowding the one or two lines that would hold them all.
 void publish(uint tile, uint flag, T value) {
     uint64_t state = (uint64_t(flag) << 32) | uint64_t(TO_BITS(value));
     atomicStore(tile_state[tile * STATE_STRIDE], state, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
@@ -85,21 +88,6 @@ uint64_t read_state(int tile) {
 #define FLAG(state) uint((state) >> 32)
 #define VALUE(state) FROM_BITS(uint(state))
 // ANCHOR_END: state
-
-// Experiment (--backoff B): pause before polling again, B dependent multiply-adds, so that fewer
-// polls crowd the L2 slices holding the newest states (GLSL has no sleep). The impossible
-// atomicOr only keeps the compiler from deleting the loop.
-void back_off() {
-#if BACKOFF > 0
-    uint x = gl_SubgroupInvocationID;
-    for (uint k = 0; k < BACKOFF; ++k) {
-        x = x * 1664525u + 1013904223u;
-    }
-    if (x == 0xFFFFFFFFu && n == 0xFFFFFFFFu) {
-        atomicOr(stalled, 0u);
-    }
-#endif
-}
 
 // Guarded scalar accesses for the tail tile.
 T load1(uint i) {
@@ -189,63 +177,43 @@ void store_tile(uint tile, T4 v[ROWS], T lane_prefix[ROWS], T tile_offset) {
 }
 
 // ANCHOR: subgroup_look_back
-// The calling subgroup sums the predecessors' states, LOOKBACK_DEPTH × gl_SubgroupSize tiles per
-// round trip (slot k × gl_SubgroupSize + lane of a window is lane's k-th state), back to the
-// closest inclusive prefix; returns the sum of all tiles before `tile`. Waits while a
-// predecessor in the window is not ready; gives up after SPIN_LIMIT polls.
+// The calling subgroup sums the predecessors' states, gl_SubgroupSize tiles per round trip,
+// back to the closest inclusive prefix; returns the sum of all tiles before `tile`. Waits
+// while a predecessor in the window is not ready; gives up after SPIN_LIMIT polls.
 T subgroup_look_back(uint tile) {
 #if PREWAIT
     // One lane first waits for the closest predecessor: while it is not ready, the other
     // lanes' loads would only compete with other tiles' data in L2.
     if (subgroupElect()) {
         for (uint p = 0; p < SPIN_LIMIT && FLAG(read_state(int(tile) - 1)) == NOT_READY; ++p) {
-            back_off();
         }
     }
 #endif
     uint lane = gl_SubgroupInvocationID;
-    uint window_tiles = LOOKBACK_DEPTH * gl_SubgroupSize;
-    int newest = int(tile) - 1;  // slot s of the window is tile newest - s
+    int newest = int(tile) - 1;  // the window is tiles newest, newest-1, ...
     uint polls = 0;
     uint windows_read = 0;
     bool resolved = false;
     T before = T(0);
     while (true) {
         ++windows_read;
-        uint64_t state[LOOKBACK_DEPTH];
-        [[unroll]] for (uint k = 0; k < LOOKBACK_DEPTH; ++k) {
-            state[k] = read_state(newest - int(k * gl_SubgroupSize + lane));
-        }
-        // The closest predecessor with a full prefix ends the look-back (the oldest row first,
-        // so the newest row holding one sets `stop` last).
-        uint stop = window_tiles;  // none in this window: take all
-        [[unroll]] for (uint k = LOOKBACK_DEPTH; k-- > 0;) {
-            uvec4 prefix_lanes = subgroupBallot(FLAG(state[k]) == HAS_PREFIX);
-            if (prefix_lanes != uvec4(0)) {
-                stop = k * gl_SubgroupSize + subgroupBallotFindLSB(prefix_lanes);
-            }
-        }
-        bool waiting = false;
-        T lane_sum = T(0);
-        [[unroll]] for (uint k = 0; k < LOOKBACK_DEPTH; ++k) {
-            if (k * gl_SubgroupSize + lane <= stop) {
-                waiting = waiting || FLAG(state[k]) == NOT_READY;
-                lane_sum += VALUE(state[k]);
-            }
-        }
-        if (subgroupAny(waiting)) {
+        uint64_t state = read_state(newest - int(lane));
+        uint flag = FLAG(state);
+        bool found = subgroupAny(flag == HAS_PREFIX);
+        // The closest predecessor with a full prefix ends the look-back.
+        uint stop = found ? subgroupBallotFindLSB(subgroupBallot(flag == HAS_PREFIX)) : gl_SubgroupSize - 1;
+        if (subgroupAny(lane <= stop && flag == NOT_READY)) {
             if (++polls > SPIN_LIMIT) {  // uniform: no forward progress, give up
                 break;
             }
-            back_off();
             continue;  // poll the window again
         }
-        before += subgroupAdd(lane_sum);
-        if (stop < window_tiles) {
+        before += subgroupAdd(lane <= stop ? VALUE(state) : T(0));
+        if (found) {
             resolved = true;
             break;
         }
-        newest -= int(window_tiles);
+        newest -= int(gl_SubgroupSize);
     }
     // Unresolved: gave up, or the loop was cut short (llvmpipe ends a shader's loops after
     // 65535 iterations in all, silently). Either way the sum is wrong: tell the host.
@@ -419,36 +387,10 @@ void scan_with_lookback_subgroup(uint tile) {
 // ANCHOR: main
 // Scan tile `tile` from its loaded elements v: tile scan, look-back, stores. Every invocation
 // must call it (it has barriers).
-#if PREFETCH_DISTANCE > 0
-// Experiment (--prefetch-distance D): while this tile waits in its look-back, read one word of
-// every 32-byte sector of tile `future` (a whole one), so that the workgroup that takes it later
-// finds its data in L2. Returns the words' sum, which only keep_alive uses.
-uint touch_future_tile(uint future) {
-    const uint SECTOR_WORDS = 8;
-    uint sum = 0;
-    if (future < n / TILE) {  // uniform: whole tiles only
-        for (uint s = gl_LocalInvocationIndex; s < TILE / SECTOR_WORDS; s += WORKGROUP_SIZE) {
-            sum += TO_BITS(src1[future * TILE + s * SECTOR_WORDS]);
-        }
-    }
-    return sum;
-}
-
-// Never true (n < 2^30): only makes the touched words look used, so the loads stay.
-void keep_alive(uint touched) {
-    if (n == 0xFFFFFFFFu) {
-        atomicOr(stalled, touched);
-    }
-}
-#endif
-
 void finish_tile(uint tile, T4 v[ROWS]) {
     T lane_prefix[ROWS];
     T total;
     scan_tile(v, lane_prefix, total);
-#if PREFETCH_DISTANCE > 0
-    uint touched = touch_future_tile(tile + PREFETCH_DISTANCE);
-#endif
 #if SKIP_LOOKBACK
     // Timing experiment only: every tile starts from 0 (not a scan across tiles). It shows
     // what the loads, tile scan and stores cost without the chained look-back.
@@ -457,9 +399,6 @@ void finish_tile(uint tile, T4 v[ROWS]) {
     T tile_offset = look_back(tile, total);
 #endif
     store_tile(tile, v, lane_prefix, tile_offset);
-#if PREFETCH_DISTANCE > 0
-    keep_alive(touched);
-#endif
 }
 
 void main() {

@@ -22,12 +22,12 @@ const ALTERNATE_PATHS: &[(&str, &[&str])] = &[
     // The last workgroup reducing the partials for every operation (the default folds them
     // into the result with one atomic per workgroup where an atomic exists).
     ("02_reduce", &["--variant", "fast", "--fast-result", "last-workgroup"]),
-    // The workgroup-wide look-back window (the default polls with one subgroup).
-    ("03_scan", &["--variant", "single-pass", "--wide-lookback"]),
-    // Experiment: a subgroup without elements looks back while the others load.
-    ("03_scan", &["--variant", "single-pass", "--lookback-subgroup", "--workgroup", "256"]),
-    // Experiment (prepared, not yet timed on a GPU): tiles ahead touched during the look-back.
-    ("03_scan", &["--variant", "single-pass", "--prefetch-distance", "2"]),
+    // The look-backs the default does not take where the subgroup size is fixed (it uses a
+    // look-back subgroup): the first subgroup after the tile scan, the whole workgroup.
+    ("03_scan", &["--variant", "single-pass", "--lookback", "narrow"]),
+    ("03_scan", &["--variant", "single-pass", "--lookback", "wide"]),
+    // Packed tile states (all in few cache lines), the layout before session 6.
+    ("03_scan", &["--variant", "single-pass", "--state-stride", "1"]),
     // Bench mode: warm-up (clock probe, copies), copy ceiling and timestamps, at a small size.
     ("02_reduce", &["--bench", "--size", "4099", "--iters", "3"]),
     // The atomic result's alternating accumulators over many runs, several workgroups.

@@ -32,16 +32,18 @@ struct Args {
     /// Which element types (default: both).
     #[arg(long = "type", value_enum, value_delimiter = ',')]
     ty: Vec<Ty>,
-    /// Invocations per workgroup (a multiple of the subgroup size).
+    /// Invocations per workgroup (a multiple of the subgroup size), the single pass's
+    /// look-back subgroup included.
     #[arg(long, default_value_t = 256)]
     workgroup: u32,
-    /// Elements per invocation (a multiple of 4); a tile is workgroup × items elements.
+    /// Elements per invocation (a multiple of 4); a tile is (workgroup − look-back subgroup) ×
+    /// items elements.
     #[arg(long, default_value_t = 32)]
     items: u32,
-    /// single-pass: look back with the whole workgroup (a window of `workgroup` tiles per round
-    /// trip) instead of the first subgroup only (a window of gl_SubgroupSize tiles).
-    #[arg(long)]
-    wide_lookback: bool,
+    /// single-pass: who looks back over the predecessors' states (auto: `subgroup` where the
+    /// subgroup size is fixed, else `narrow`).
+    #[arg(long, value_enum, default_value_t = Lookback::Auto)]
+    lookback: Lookback,
     /// single-pass experiment: poll the whole look-back window from the start, instead of one
     /// invocation first waiting for the closest predecessor.
     #[arg(long, hide = true)]
@@ -50,30 +52,30 @@ struct Args {
     /// result is not a scan and is not checked); shows what the look-back costs.
     #[arg(long, hide = true)]
     skip_lookback: bool,
-    /// single-pass experiment: one more subgroup per workgroup, holding no elements, looks back
-    /// while the others load (needs a fixed subgroup size); --workgroup counts the others.
-    #[arg(long, hide = true)]
-    lookback_subgroup: bool,
-    /// single-pass experiment: while a tile looks back, read one word per 32-byte sector of
-    /// the tile this many tiles ahead, so its data is in L2 when its workgroup loads it (0: off).
-    #[arg(long, hide = true, default_value_t = 0)]
-    prefetch_distance: u32,
     /// single-pass experiment (--bench): count the look-back's windows and repolls per tile
     /// (the pre-wait's polls of the closest predecessor are not counted).
     #[arg(long, hide = true)]
     lookback_stats: bool,
-    /// single-pass experiment: each lane of the narrow look-back reads this many states per
-    /// round trip, so a window covers depth × gl_SubgroupSize tiles (1..=8).
-    #[arg(long, hide = true, default_value_t = 1)]
-    lookback_depth: u32,
-    /// single-pass experiment: the narrow look-back pauses this many dependent multiply-adds
-    /// before each repoll (0: none).
-    #[arg(long, hide = true, default_value_t = 0)]
-    backoff: u32,
-    /// single-pass experiment: 64-bit words between consecutive tiles' states (16: one state
-    /// per 128-byte line).
-    #[arg(long, hide = true, default_value_t = 1)]
+    /// single-pass experiment: 64-bit words from one tile's state to the next (16: one state
+    /// per 128-byte cache line; 1: packed, as before session 6).
+    #[arg(long, hide = true, default_value_t = 16)]
     state_stride: u32,
+}
+
+/// Who looks back in the single pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Lookback {
+    /// `subgroup` where the subgroup size is fixed (and the workgroup has two subgroups or
+    /// more), else `narrow`; `narrow` with --skip-lookback.
+    Auto,
+    /// The workgroup's last subgroup holds no elements and looks back while the others load.
+    Subgroup,
+    /// The first subgroup, after the tile is loaded and scanned: gl_SubgroupSize tiles per
+    /// round trip.
+    Narrow,
+    /// The whole workgroup, after the tile is loaded and scanned: `workgroup` tiles per round
+    /// trip.
+    Wide,
 }
 
 harness::sample_args!(Args);
@@ -225,46 +227,25 @@ impl<'c> Scanner<'c> {
                  which hold each tile's flag and value in one word"
                 .into()));
         }
-        let lookback_lanes = match (variant, args.lookback_subgroup, ctx.fixed_subgroup_size()) {
-            (Variant::SinglePass, true, Some(size)) => size,
-            (Variant::SinglePass, true, None) => {
-                return Ok(Err("--lookback-subgroup needs a fixed subgroup size (pass --subgroup-size N)".into()));
-            }
-            _ => 0,
+        let (lookback, lookback_lanes) = match variant {
+            Variant::SinglePass => match single_pass_lookback(ctx, args)? {
+                Ok(chosen) => chosen,
+                Err(reason) => return Ok(Err(reason)),
+            },
+            _ => (Lookback::Narrow, 0),
         };
-        // Switches that the other shader path ignores: an error, not a silent no-op.
-        if args.lookback_subgroup && (args.skip_lookback || args.wide_lookback || args.prefetch_distance > 0) {
-            return vk_compute::setup_error(
-                "--lookback-subgroup: not with --skip-lookback, --wide-lookback or --prefetch-distance",
-            );
-        }
-        if !(1..=8).contains(&args.lookback_depth) {
-            return vk_compute::setup_error(format!("--lookback-depth {}: must be in 1..=8", args.lookback_depth));
-        }
-        if !(1..=64).contains(&args.state_stride) {
-            return vk_compute::setup_error(format!("--state-stride {}: must be in 1..=64", args.state_stride));
-        }
-        if (args.lookback_depth > 1 || args.backoff > 0) && (args.skip_lookback || args.wide_lookback) {
-            return vk_compute::setup_error("--lookback-depth and --backoff change the narrow look-back only");
-        }
-        if args.lookback_stats && (args.skip_lookback || args.wide_lookback) {
-            return vk_compute::setup_error("--lookback-stats counts the narrow look-back only");
-        }
         let defines = |pass: Option<u32>| {
             let mut d = vec![
                 (if ty == Ty::F32 { "TYPE_F32" } else { "TYPE_U32" }, "1".to_string()),
                 (primitive, "1".to_string()),
                 ("EXCLUSIVE", u32::from(exclusive).to_string()),
                 ("ITEMS", items.to_string()),
-                ("WIDE_LOOKBACK", u32::from(args.wide_lookback).to_string()),
+                ("WIDE_LOOKBACK", u32::from(lookback == Lookback::Wide).to_string()),
                 ("PREWAIT", u32::from(!args.no_prewait).to_string()),
                 ("SKIP_LOOKBACK", u32::from(args.skip_lookback).to_string()),
                 ("LOOKBACK_SUBGROUP", u32::from(lookback_lanes > 0).to_string()),
                 ("LOOKBACK_LANES", lookback_lanes.to_string()),
                 ("LOOKBACK_STATS", u32::from(args.lookback_stats).to_string()),
-                ("PREFETCH_DISTANCE", args.prefetch_distance.to_string()),
-                ("LOOKBACK_DEPTH", args.lookback_depth.to_string()),
-                ("BACKOFF", args.backoff.to_string()),
                 ("STATE_STRIDE", args.state_stride.to_string()),
             ];
             if let Some(p) = pass {
@@ -278,7 +259,7 @@ impl<'c> Scanner<'c> {
                 defines: defines(pass),
                 buffers,
                 push_constant_bytes: 4,
-                workgroup_size: workgroup + lookback_lanes,
+                workgroup_size: workgroup,
                 ..Default::default()
             };
             Kernel::new(ctx, &desc)
@@ -286,8 +267,9 @@ impl<'c> Scanner<'c> {
         if variant == Variant::SinglePass {
             let fallback = Scanner::new(ctx, Variant::Intrinsic, ty, exclusive, args)?.map(Box::new).ok();
             let kernels = vec![kernel("03_scan/single_pass.comp", None, 4)?];
+            let tile = (workgroup - lookback_lanes) * items;
             let state_stride = args.state_stride as usize;
-            return Ok(Ok(Scanner { ctx, items, tile: workgroup * items, kernels, state_stride, fallback }));
+            return Ok(Ok(Scanner { ctx, items, tile, kernels, state_stride, fallback }));
         }
         let kernels =
             (1..=3).map(|pass| kernel("03_scan/reduce_then_scan.comp", Some(pass), 3)).collect::<Result<_>>()?;
@@ -382,12 +364,50 @@ impl<'c> Scanner<'c> {
 }
 // ANCHOR_END: scanner
 
+/// The single pass's look-back form (`auto` resolved) and the invocations it takes from the
+/// tile (the look-back subgroup's lanes, else 0).
+fn single_pass_lookback(ctx: &Context, args: &Args) -> Result<Result<(Lookback, u32), String>> {
+    let fixed = ctx.fixed_subgroup_size();
+    let lookback = match args.lookback {
+        Lookback::Auto if args.skip_lookback => Lookback::Narrow,
+        Lookback::Auto => match fixed {
+            Some(size) if args.workgroup >= 2 * size => Lookback::Subgroup,
+            _ => Lookback::Narrow,
+        },
+        chosen => chosen,
+    };
+    // Switches that the chosen path ignores: an error, not a silent no-op.
+    if args.skip_lookback && lookback != Lookback::Narrow {
+        return vk_compute::setup_error("--skip-lookback replaces the narrow look-back: use it with --lookback narrow");
+    }
+    if args.lookback_stats && (args.skip_lookback || lookback == Lookback::Wide) {
+        return vk_compute::setup_error("--lookback-stats counts the subgroup and narrow look-backs only");
+    }
+    if !(1..=64).contains(&args.state_stride) {
+        return vk_compute::setup_error(format!("--state-stride {}: must be in 1..=64", args.state_stride));
+    }
+    if lookback != Lookback::Subgroup {
+        return Ok(Ok((lookback, 0)));
+    }
+    let Some(size) = fixed else {
+        return Ok(Err("--lookback subgroup needs a fixed subgroup size (pass --subgroup-size N)".into()));
+    };
+    if args.workgroup < 2 * size {
+        return vk_compute::setup_error(format!(
+            "--lookback subgroup: --workgroup {} leaves no subgroup of {size} lanes for the elements",
+            args.workgroup
+        ));
+    }
+    Ok(Ok((lookback, size)))
+}
+
 impl Buffers<'_> {
     /// Whether a single pass over `tiles` tiles finished cleanly: every tile claimed, written
     /// and published, no stall.
     fn completed(&mut self, tiles: u32, state_stride: usize) -> Result<bool> {
         let control = self.control.download()?;
-        let all_published = self.tile_states.download()?.iter().step_by(state_stride).all(|&s| s >> 32 == HAS_PREFIX);
+        let states = self.tile_states.download()?;
+        let all_published = states.iter().step_by(state_stride).all(|&s| s >> 32 == HAS_PREFIX);
         Ok(control[0] == tiles && control[1] == tiles && control[4] == 0 && all_published)
     }
 }
@@ -446,8 +466,14 @@ fn check(ty: Ty, exclusive: bool, input: &[u32], got: &[u32], chain: u64) -> Che
 /// element, a copy of the same bytes measured in the same run, each result checked.
 fn bench(ctx: &Context, args: &Args, variants: &[Variant], types: &[Ty], report: &mut Report) -> Result<()> {
     let seed = args.common.seed();
-    // One workgroup per tile: the tile count must fit one dispatch.
-    let sizes = harness::bench_sizes(ctx, args.common.size, u64::from(args.workgroup) * u64::from(args.items));
+    // One workgroup per tile: the tile count must fit one dispatch (the single pass's tiles are
+    // smaller by its look-back subgroup).
+    let lookback_lanes = match single_pass_lookback(ctx, args)? {
+        Ok((_, lanes)) => lanes,
+        Err(_) => 0,
+    };
+    let tile = u64::from(args.workgroup - lookback_lanes) * u64::from(args.items);
+    let sizes = harness::bench_sizes(ctx, args.common.size, tile);
     let exclusive = args.exclusive;
     let timing = args.common.timing();
     harness::start_bench(ctx, &timing, report)?;
@@ -468,7 +494,10 @@ fn bench(ctx: &Context, args: &Args, variants: &[Variant], types: &[Ty], report:
                 let mut b = scanner.buffers(&input)?;
                 let times = harness::time_gpu(ctx, &timing, |rec| scanner.record(rec, &b, input.len()))?;
                 let skip_lookback = args.skip_lookback && scanner.single_pass();
-                if scanner.single_pass() && !skip_lookback && !b.completed(scanner.tiles(input.len()), scanner.state_stride)? {
+                if scanner.single_pass()
+                    && !skip_lookback
+                    && !b.completed(scanner.tiles(input.len()), scanner.state_stride)?
+                {
                     report.skip(&name, "workgroups stalled (no forward progress): not timed");
                     continue;
                 }
