@@ -61,13 +61,7 @@ layout(std430, binding = 3) buffer Result { T result[2]; };
 // Each partial is one 64-bit word, 1 << 32 | value bits, stored and loaded atomically: the
 // last workgroup waits for the flag instead of relying on memory barriers.
 layout(std430, binding = 1) buffer Partials { uint64_t partials[]; };
-#if defined(TYPE_F32)
-#define TO_BITS(x) floatBitsToUint(x)
-#define FROM_BITS(b) uintBitsToFloat(b)
-#else
-#define TO_BITS(x) uint(x)
-#define FROM_BITS(b) T(b)
-#endif
+#include "flag_word.glsl"
 #else
 // Partials and the ticket are written by one workgroup and read by another in the same
 // dispatch: `coherent` keeps those accesses out of non-coherent caches.
@@ -139,9 +133,8 @@ void main() {
         for (uint g = tid; g < groups; g += gl_WorkGroupSize.x) {
             // Every workgroup has taken its ticket, but with no barrier in between, its partial
             // may become visible after the ticket: wait for the flag (bounded, never hangs).
-            // (16384 polls: below llvmpipe's 65535-iteration loop budget.)
             uint64_t p = 0;
-            for (uint spin = 0; spin < 16384u && (p >> 32) == 0; ++spin) {
+            for (uint spin = 0; spin < SPIN_LIMIT && (p >> 32) == 0; ++spin) {
                 p = atomicLoad(partials[g], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
             }
             if ((p >> 32) == 0) {

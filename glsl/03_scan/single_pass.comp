@@ -25,6 +25,7 @@
 #extension GL_EXT_shader_atomic_int64 : require
 #extension GL_KHR_memory_scope_semantics : require
 #include "tile_scan.glsl"
+#include "flag_word.glsl"  // TO_BITS, FROM_BITS, SPIN_LIMIT (polls of one window)
 
 layout(local_size_x_id = 0) in;
 layout(std430, binding = 0) readonly buffer Src4 { T4 src4[]; };
@@ -56,18 +57,6 @@ const uint ROWS = ITEMS / 4;  // 16-byte loads per invocation
 const uint NOT_READY = 0;
 const uint HAS_AGGREGATE = 1;  // the value is the sum of the tile alone
 const uint HAS_PREFIX = 2;     // the value is the sum of tiles 0..t
-// Polls of one window before giving up: a predecessor that has started needs microseconds, so
-// 16384 polls (milliseconds) mean it is not running. Below lavapipe's own cap: llvmpipe ends
-// any loop after 65535 iterations and silently drops the rest of the invocation.
-const uint SPIN_LIMIT = 1u << 14;
-
-#if defined(TYPE_F32)
-#define TO_BITS(x) floatBitsToUint(x)
-#define FROM_BITS(b) uintBitsToFloat(b)
-#else
-#define TO_BITS(x) (x)
-#define FROM_BITS(b) (b)
-#endif
 
 // ANCHOR: state
 // Tile t's state is tile_state[t * STATE_STRIDE]: with STATE_STRIDE = 16, one state per 128-byte

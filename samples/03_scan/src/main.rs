@@ -40,8 +40,8 @@ struct Args {
     /// items elements.
     #[arg(long, default_value_t = 32)]
     items: u32,
-    /// single-pass: who looks back over the predecessors' states (auto: `subgroup` where the
-    /// subgroup size is fixed, else `narrow`).
+    /// single-pass: who looks back over the predecessors' states (auto: `subgroup` on a GPU
+    /// whose subgroup size is fixed, else `narrow`).
     #[arg(long, value_enum, default_value_t = Lookback::Auto)]
     lookback: Lookback,
     /// single-pass experiment: poll the whole look-back window from the start, instead of one
@@ -65,7 +65,7 @@ struct Args {
 /// Who looks back in the single pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum Lookback {
-    /// `subgroup` where the subgroup size is fixed (and the workgroup has two subgroups or
+    /// `subgroup` on a GPU whose subgroup size is fixed (and a workgroup of two subgroups or
     /// more), else `narrow`; `narrow` with --skip-lookback.
     Auto,
     /// The workgroup's last subgroup holds no elements and looks back while the others load.
@@ -287,12 +287,14 @@ impl<'c> Scanner<'c> {
 
     fn buffers(&self, input: &[u32]) -> Result<Buffers<'c>> {
         let tiles = self.tiles(input.len()) as usize;
+        // Each kind of scan binds only its own scratch buffer: the other gets one element.
+        let (partials, states) = if self.single_pass() { (1, tiles * self.state_stride) } else { (tiles, 1) };
         let ctx = self.ctx;
         let b = Buffers {
             input: Buffer::from_slice(ctx, "input", input)?,
             output: Buffer::new(ctx, "output", input.len())?,
-            partials: Buffer::new(ctx, "partials", tiles)?,
-            tile_states: Buffer::new(ctx, "tile states", tiles * self.state_stride)?,
+            partials: Buffer::new(ctx, "partials", partials)?,
+            tile_states: Buffer::new(ctx, "tile states", states)?,
             control: Buffer::from_slice(ctx, "control", &[0u32; 5])?,
         };
         let mut rec = Recorder::new(ctx)?;
@@ -370,8 +372,10 @@ fn single_pass_lookback(ctx: &Context, args: &Args) -> Result<Result<(Lookback, 
     let fixed = ctx.fixed_subgroup_size();
     let lookback = match args.lookback {
         Lookback::Auto if args.skip_lookback => Lookback::Narrow,
+        // A CPU driver runs a workgroup's subgroups one after another, so a look-back subgroup
+        // overlaps nothing there (and lavapipe's benches stalled more often with it).
         Lookback::Auto => match fixed {
-            Some(size) if args.workgroup >= 2 * size => Lookback::Subgroup,
+            Some(size) if !ctx.caps.is_cpu() && args.workgroup >= 2 * size => Lookback::Subgroup,
             _ => Lookback::Narrow,
         },
         chosen => chosen,
