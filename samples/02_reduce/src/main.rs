@@ -138,9 +138,9 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                     let mut rec = Recorder::new(ctx)?;
                     reducer.record(&mut rec, &buffers, input.len())?;
                     rec.submit_and_wait().with_context(|| format!("{name} n={}", input.len()))?;
-                    let got = buffers.result()?;
+                    let got = reducer.result(&mut buffers)?;
                     let mut result = check(ty, op, input, got, reducer.chain(input.len()));
-                    buffers.fail_if_partials_missing(&mut result)?;
+                    reducer.fail_if_partials_missing(&mut buffers, &mut result)?;
                     report.check(&name, Some(input.len() as u64), &result);
                 }
             }
@@ -196,26 +196,6 @@ struct Buffers<'c> {
     output: Buffer<'c, u32>,
     /// Runs recorded so far: with an atomic result, run k adds into output[k % 2].
     runs: std::cell::Cell<u32>,
-    atomic_result: bool,
-}
-
-impl Buffers<'_> {
-    /// The result of the last run recorded (and waited for).
-    fn result(&mut self) -> Result<u32> {
-        let slot = if self.atomic_result { (self.runs.get().max(1) - 1) % 2 } else { 0 };
-        Ok(self.output.download().context("read the result")?[slot as usize])
-    }
-
-    /// fast with flagged partials: a partial that never reached the last workgroup (counted in
-    /// the ticket buffer's second word, over every run so far) fails the check.
-    fn fail_if_partials_missing(&mut self, result: &mut harness::Check) -> Result<()> {
-        let missing = self.ticket.download().context("read the missing-partials count")?[1];
-        if missing > 0 {
-            result.mismatches += 1;
-            result.first.push(format!("{missing} partial(s) never reached the last workgroup"));
-        }
-        Ok(())
-    }
 }
 
 impl<'c> Reducer<'c> {
@@ -295,14 +275,14 @@ impl<'c> Reducer<'c> {
             _ => n.div_ceil(WORKGROUP as usize).max(1),
         };
         // fast: room for 64-bit flagged partials (zeroed below; each run leaves them zero).
-        let scratch = |name| Buffer::<u32>::new(self.ctx, name, 2 * first_pass);
+        let words = if self.variant == Variant::Fast { 2 * first_pass } else { first_pass };
+        let scratch = |name| Buffer::<u32>::new(self.ctx, name, words);
         let buffers = Buffers {
             input: Buffer::from_slice(self.ctx, "input", input)?,
             scratch: [scratch("partials A")?, scratch("partials B")?],
             ticket: Buffer::from_slice(self.ctx, "ticket", &[0u32, 0])?,
             output: Buffer::new(self.ctx, "result", WORKGROUP as usize)?,
             runs: std::cell::Cell::new(0),
-            atomic_result: self.atomic_result,
         };
         let mut rec = Recorder::new(self.ctx)?;
         if self.atomic_result {
@@ -320,6 +300,26 @@ impl<'c> Reducer<'c> {
         Ok(buffers)
     }
     // ANCHOR_END: reducer
+
+    /// The result of the last run recorded into `b` (and waited for).
+    fn result(&self, b: &mut Buffers) -> Result<u32> {
+        let slot = if self.atomic_result { (b.runs.get().max(1) - 1) % 2 } else { 0 };
+        Ok(b.output.download().context("read the result")?[slot as usize])
+    }
+
+    /// fast: a flagged partial that never reached the last workgroup (counted in the ticket
+    /// buffer's second word, over every run so far) fails the check.
+    fn fail_if_partials_missing(&self, b: &mut Buffers, result: &mut harness::Check) -> Result<()> {
+        if self.variant != Variant::Fast {
+            return Ok(());
+        }
+        let missing = b.ticket.download().context("read the missing-partials count")?[1];
+        if missing > 0 {
+            result.mismatches += 1;
+            result.first.push(format!("{missing} partial(s) never reached the last workgroup"));
+        }
+        Ok(())
+    }
 
     // ANCHOR: passes
     /// Record the whole reduction of `n` elements; the result lands in `output[0]` (with an
@@ -530,9 +530,9 @@ fn bench(ctx: &Context, args: &Args, variants: &[Variant], types: &[Ty], report:
                     report.pipeline_stats(&name, &reducer.kernel)?;
                     let mut buffers = reducer.buffers(&input)?;
                     let times = harness::time_gpu(ctx, &timing, |rec| reducer.record(rec, &buffers, input.len()))?;
-                    let got = buffers.result()?;
+                    let got = reducer.result(&mut buffers)?;
                     let mut result = check(ty, op, &input, got, reducer.chain(input.len()));
-                    buffers.fail_if_partials_missing(&mut result)?;
+                    reducer.fail_if_partials_missing(&mut buffers, &mut result)?;
                     report.check(&name, Some(n), &result);
                     report.bench_row(BenchRow::new(&name, n, n * 4, 0, &times, Some(copy_gbps)));
                 }
