@@ -6,8 +6,9 @@
 // inclusive prefix), publishes its own inclusive prefix and writes the tile.
 // A tile's state is one 64-bit word, flag << 32 | value bits, read and written with relaxed
 // device-scope atomics: a reader never sees a flag without the value it announces, so the
-// path needs no memory barrier. Each state has a 128-byte line of its own (STATE_STRIDE).
-// Who looks back: LOOKBACK_SUBGROUP (the host's default where the subgroup size is fixed): the
+// path needs no memory barrier. By default each state has a 128-byte line of its own
+// (STATE_STRIDE).
+// Who looks back: LOOKBACK_SUBGROUP (the host's default on a GPU with a fixed subgroup size): the
 // workgroup's last subgroup holds no elements and looks back from the start while the others
 // load; the last of those to finish publishes the aggregate (scan_with_lookback_subgroup).
 // Otherwise the first subgroup after the tile scan (narrow), or the whole workgroup

@@ -1,5 +1,6 @@
 // tile_scan.glsl — scanning one tile of WORKGROUP_SIZE × ITEMS elements (add only), shared by
-// the reduce-then-scan passes and the single-pass scan. Host defines: TYPE_F32 or TYPE_U32;
+// the reduce-then-scan passes and the single-pass scan (whose look-back subgroup, when it has
+// one, loads no elements: its tile is smaller by that subgroup). Host defines: TYPE_F32 or TYPE_U32;
 // SCAN_HILLIS, SCAN_SHUFFLE or SCAN_INTRINSIC (the subgroup primitive); EXCLUSIVE (0 or 1);
 // WORKGROUP_SIZE (a multiple of the subgroup size); ITEMS (a multiple of 4).
 //

@@ -2,6 +2,8 @@
 // type T (low half), so a reader never sees the flag without its value: 02's flagged partials
 // and 03's tile states. Include after T is defined. Gives TO_BITS(x) / FROM_BITS(b) (T <-> the
 // low half) and SPIN_LIMIT.
+#ifndef FLAG_WORD_GLSL
+#define FLAG_WORD_GLSL
 #if defined(TYPE_F32)
 #define TO_BITS(x) floatBitsToUint(x)
 #define FROM_BITS(b) uintBitsToFloat(b)
@@ -14,3 +16,4 @@
 // polls (milliseconds) mean it is not running. Below lavapipe's own cap: llvmpipe ends any loop
 // after 65535 iterations and silently drops the rest of the invocation.
 const uint SPIN_LIMIT = 1u << 14;
+#endif

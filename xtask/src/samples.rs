@@ -22,10 +22,11 @@ const ALTERNATE_PATHS: &[(&str, &[&str])] = &[
     // The last workgroup reducing the partials for every operation (the default folds them
     // into the result with one atomic per workgroup where an atomic exists).
     ("02_reduce", &["--variant", "fast", "--fast-result", "last-workgroup"]),
-    // The look-backs the default does not take here: a subgroup without elements looking back
-    // while the others load (the default on GPUs with a fixed subgroup size; lavapipe's default
-    // is `narrow`, the first subgroup after the tile scan), and the whole workgroup.
+    // Each look-back whatever the device's default: a subgroup without elements looking back
+    // while the others load (the default on a GPU with a fixed subgroup size), the first
+    // subgroup after the tile scan (the default elsewhere, lavapipe included), the workgroup.
     ("03_scan", &["--variant", "single-pass", "--lookback", "subgroup"]),
+    ("03_scan", &["--variant", "single-pass", "--lookback", "narrow"]),
     ("03_scan", &["--variant", "single-pass", "--lookback", "wide"]),
     // Packed tile states (all in few cache lines), the layout before session 6.
     ("03_scan", &["--variant", "single-pass", "--state-stride", "1"]),

@@ -104,6 +104,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
         harness::check_size(ctx, n, 4)?;
     }
     let variants = if args.variant.is_empty() { Variant::value_variants().to_vec() } else { args.variant.clone() };
+    check_single_pass_options(args, &variants)?;
     let types = if args.ty.is_empty() { Ty::value_variants().to_vec() } else { args.ty.clone() };
     let modes: Vec<bool> = match (args.inclusive, args.exclusive) {
         (true, _) => vec![false],
@@ -154,7 +155,8 @@ fn variant_name(variant: Variant, ty: Ty, exclusive: bool) -> String {
 /// The pipelines of one variant for one type and mode.
 struct Scanner<'c> {
     ctx: &'c Context,
-    /// Elements per invocation and per workgroup (tile).
+    /// Elements per invocation, and per tile (the invocations that load × items: the single
+    /// pass's look-back subgroup loads none).
     items: u32,
     tile: u32,
     /// reduce-then-scan: passes 1, 2, 3; single-pass: one kernel.
@@ -171,10 +173,10 @@ struct Buffers<'c> {
     output: Buffer<'c, u32>,
     /// reduce-then-scan: per-tile sums, then their prefixes.
     partials: Buffer<'c, u32>,
-    /// single-pass: per-tile state (flag << 32 | value bits), and [next tile, tiles written,
-    /// windows read, repolls (`--lookback-stats`)] (reset every run), stalled (reset once, so
-    /// it covers every run on these buffers).
+    /// single-pass: tile t's state (flag << 32 | value bits) at index t × state stride.
     tile_states: Buffer<'c, u64>,
+    /// single-pass: [next tile, tiles written, windows read, repolls (`--lookback-stats`)]
+    /// (reset every run), stalled (reset once, so it covers every run on these buffers).
     control: Buffer<'c, u32>,
 }
 
@@ -276,7 +278,8 @@ impl<'c> Scanner<'c> {
         Ok(Ok(Scanner { ctx, items, tile: workgroup * items, kernels, state_stride: 1, fallback: None }))
     }
 
-    /// Tiles of a single pass over `n` elements: one workgroup each.
+    /// Tiles over `n` elements: one workgroup each (single pass, and passes 1 and 3 of
+    /// reduce-then-scan).
     fn tiles(&self, n: usize) -> u32 {
         (n as u32).div_ceil(self.tile).max(1)
     }
@@ -366,6 +369,34 @@ impl<'c> Scanner<'c> {
 }
 // ANCHOR_END: scanner
 
+/// The single pass's options that no other variant reads, and the experiments that only a bench
+/// reports, checked once: a switch that would change nothing is an error, not a silent no-op.
+fn check_single_pass_options(args: &Args, variants: &[Variant]) -> Result<()> {
+    if !(1..=64).contains(&args.state_stride) {
+        return vk_compute::setup_error(format!("--state-stride {}: must be in 1..=64", args.state_stride));
+    }
+    let single_pass_only = args.lookback != Lookback::Auto
+        || args.state_stride != 16
+        || args.no_prewait
+        || args.skip_lookback
+        || args.lookback_stats;
+    if single_pass_only && !variants.contains(&Variant::SinglePass) {
+        return vk_compute::setup_error(
+            "--lookback, --state-stride, --no-prewait, --skip-lookback and --lookback-stats change the single pass only: \
+             add --variant single-pass",
+        );
+    }
+    if (args.skip_lookback || args.lookback_stats) && !args.common.bench {
+        return vk_compute::setup_error("--skip-lookback and --lookback-stats are bench experiments: add --bench");
+    }
+    if args.skip_lookback && (args.no_prewait || args.state_stride != 16 || args.lookback_stats) {
+        return vk_compute::setup_error(
+            "--skip-lookback publishes and polls no states: not with --no-prewait, --state-stride or --lookback-stats",
+        );
+    }
+    Ok(())
+}
+
 /// The single pass's look-back form (`auto` resolved) and the invocations it takes from the
 /// tile (the look-back subgroup's lanes, else 0).
 fn single_pass_lookback(ctx: &Context, args: &Args) -> Result<Result<(Lookback, u32), String>> {
@@ -384,11 +415,8 @@ fn single_pass_lookback(ctx: &Context, args: &Args) -> Result<Result<(Lookback, 
     if args.skip_lookback && lookback != Lookback::Narrow {
         return vk_compute::setup_error("--skip-lookback replaces the narrow look-back: use it with --lookback narrow");
     }
-    if args.lookback_stats && (args.skip_lookback || lookback == Lookback::Wide) {
+    if args.lookback_stats && lookback == Lookback::Wide {
         return vk_compute::setup_error("--lookback-stats counts the subgroup and narrow look-backs only");
-    }
-    if !(1..=64).contains(&args.state_stride) {
-        return vk_compute::setup_error(format!("--state-stride {}: must be in 1..=64", args.state_stride));
     }
     if lookback != Lookback::Subgroup {
         return Ok(Ok((lookback, 0)));
@@ -409,8 +437,8 @@ impl Buffers<'_> {
     /// Whether a single pass over `tiles` tiles finished cleanly: every tile claimed, written
     /// and published, no stall.
     fn completed(&mut self, tiles: u32, state_stride: usize) -> Result<bool> {
-        let control = self.control.download()?;
-        let states = self.tile_states.download()?;
+        let control = self.control.download().context("read the tile counters")?;
+        let states = self.tile_states.download().context("read the tile states")?;
         let all_published = states.iter().step_by(state_stride).all(|&s| s >> 32 == HAS_PREFIX);
         Ok(control[0] == tiles && control[1] == tiles && control[4] == 0 && all_published)
     }
@@ -472,9 +500,9 @@ fn bench(ctx: &Context, args: &Args, variants: &[Variant], types: &[Ty], report:
     let seed = args.common.seed();
     // One workgroup per tile: the tile count must fit one dispatch (the single pass's tiles are
     // smaller by its look-back subgroup).
-    let lookback_lanes = match single_pass_lookback(ctx, args)? {
-        Ok((_, lanes)) => lanes,
-        Err(_) => 0,
+    let lookback_lanes = match variants.contains(&Variant::SinglePass) {
+        true => single_pass_lookback(ctx, args)?.map_or(0, |(_, lanes)| lanes),
+        false => 0,
     };
     let tile = u64::from(args.workgroup - lookback_lanes) * u64::from(args.items);
     let sizes = harness::bench_sizes(ctx, args.common.size, tile);
