@@ -65,8 +65,8 @@ struct Args {
 /// Who looks back in the single pass.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum Lookback {
-    /// `subgroup` on a GPU whose subgroup size is fixed (and a workgroup of two subgroups or
-    /// more), else `narrow`; `narrow` with --skip-lookback.
+    /// `subgroup` on a GPU whose subgroup size is fixed and at most an eighth of the workgroup,
+    /// else `narrow`; `narrow` with --skip-lookback.
     Auto,
     /// The workgroup's last subgroup holds no elements and looks back while the others load.
     Subgroup,
@@ -404,9 +404,11 @@ fn single_pass_lookback(ctx: &Context, args: &Args) -> Result<Result<(Lookback, 
     let lookback = match args.lookback {
         Lookback::Auto if args.skip_lookback => Lookback::Narrow,
         // A CPU driver runs a workgroup's subgroups one after another, so a look-back subgroup
-        // overlaps nothing there (and lavapipe's benches stalled more often with it).
+        // overlaps nothing there (and lavapipe's benches stalled more often with it). Its cost,
+        // invocations that load nothing, was measured at an eighth of the workgroup (32 of 256
+        // on the H200); larger shares stay opt-in.
         Lookback::Auto => match fixed {
-            Some(size) if !ctx.caps.is_cpu() && args.workgroup >= 2 * size => Lookback::Subgroup,
+            Some(size) if !ctx.caps.is_cpu() && args.workgroup >= 8 * size => Lookback::Subgroup,
             _ => Lookback::Narrow,
         },
         chosen => chosen,
