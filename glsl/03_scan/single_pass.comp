@@ -166,17 +166,22 @@ void store_tile(uint tile, T4 v[ROWS], T lane_prefix[ROWS], T tile_offset) {
     }
 }
 
+// One invocation waits (at most SPIN_LIMIT polls) until the closest predecessor is ready,
+// before its subgroup or workgroup polls a whole window: while that tile is not ready, the
+// other invocations' loads would only compete with other tiles' data in L2.
+void wait_for_predecessor(uint tile) {
+    for (uint p = 0; p < SPIN_LIMIT && FLAG(read_state(int(tile) - 1)) == NOT_READY; ++p) {
+    }
+}
+
 // ANCHOR: subgroup_look_back
 // The calling subgroup sums the predecessors' states, gl_SubgroupSize tiles per round trip,
 // back to the closest inclusive prefix; returns the sum of all tiles before `tile`. Waits
 // while a predecessor in the window is not ready; gives up after SPIN_LIMIT polls.
 T subgroup_look_back(uint tile) {
 #if PREWAIT
-    // One lane first waits for the closest predecessor: while it is not ready, the other
-    // lanes' loads would only compete with other tiles' data in L2.
     if (subgroupElect()) {
-        for (uint p = 0; p < SPIN_LIMIT && FLAG(read_state(int(tile) - 1)) == NOT_READY; ++p) {
-        }
+        wait_for_predecessor(tile);
     }
 #endif
     uint lane = gl_SubgroupInvocationID;
@@ -245,11 +250,8 @@ T look_back(uint tile, T total) {
     // The whole workgroup looks back: invocation i reads the state of tile t-1-i, so one round
     // trip covers WORKGROUP_SIZE predecessors.
 #if PREWAIT
-    // One invocation first waits for the closest predecessor: while it is not ready, the
-    // other invocations' loads would only compete with other tiles' data in L2.
     if (me == 0) {
-        for (uint p = 0; p < SPIN_LIMIT && FLAG(read_state(int(tile) - 1)) == NOT_READY; ++p) {
-        }
+        wait_for_predecessor(tile);
     }
     barrier();  // the wait is over (or gave up; the window loop below decides)
 #endif

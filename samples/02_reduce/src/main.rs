@@ -138,10 +138,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                     let mut rec = Recorder::new(ctx)?;
                     reducer.record(&mut rec, &buffers, input.len())?;
                     rec.submit_and_wait().with_context(|| format!("{name} n={}", input.len()))?;
-                    let got = reducer.result(&mut buffers)?;
-                    let mut result = check(ty, op, input, got, reducer.chain(input.len()));
-                    reducer.fail_if_partials_missing(&mut buffers, &mut result)?;
-                    report.check(&name, Some(input.len() as u64), &result);
+                    report.check(&name, Some(input.len() as u64), &reducer.verify(&mut buffers, ty, op, input)?);
                 }
             }
         }
@@ -301,29 +298,27 @@ impl<'c> Reducer<'c> {
     }
     // ANCHOR_END: reducer
 
-    /// The result of the last run recorded into `b` (and waited for).
-    fn result(&self, b: &mut Buffers) -> Result<u32> {
+    /// Check the result of the last run recorded into `b` (and waited for) against the CPU.
+    /// With an atomic result it is in `output[(runs - 1) % 2]`, else in `output[0]`. fast: a
+    /// flagged partial that never reached the last workgroup (counted in the ticket buffer's
+    /// second word, over every run so far) fails the check too.
+    fn verify(&self, b: &mut Buffers, ty: Ty, op: Op, input: &[u32]) -> Result<harness::Check> {
         let slot = if self.atomic_result { (b.runs.get().max(1) - 1) % 2 } else { 0 };
-        Ok(b.output.download().context("read the result")?[slot as usize])
-    }
-
-    /// fast: a flagged partial that never reached the last workgroup (counted in the ticket
-    /// buffer's second word, over every run so far) fails the check.
-    fn fail_if_partials_missing(&self, b: &mut Buffers, result: &mut harness::Check) -> Result<()> {
-        if self.variant != Variant::Fast {
-            return Ok(());
+        let got = b.output.download().context("read the result")?[slot as usize];
+        let mut result = check(ty, op, input, got, self.chain(input.len()));
+        if self.variant == Variant::Fast {
+            let missing = b.ticket.download().context("read the missing-partials count")?[1];
+            if missing > 0 {
+                result.mismatches += 1;
+                result.first.push(format!("{missing} partial(s) never reached the last workgroup"));
+            }
         }
-        let missing = b.ticket.download().context("read the missing-partials count")?[1];
-        if missing > 0 {
-            result.mismatches += 1;
-            result.first.push(format!("{missing} partial(s) never reached the last workgroup"));
-        }
-        Ok(())
+        Ok(result)
     }
 
     // ANCHOR: passes
     /// Record the whole reduction of `n` elements; the result lands in `output[0]` (with an
-    /// atomic result, in `output[run % 2]`: read it with [`Buffers::result`]).
+    /// atomic result, in `output[run % 2]`: [`Reducer::verify`] reads the right one).
     fn record<'r>(&'r self, rec: &mut Recorder<'_, 'r>, b: &'r Buffers, n: usize) -> Result<()> {
         let mut m = n as u32;
         if self.variant == Variant::Fast {
@@ -530,10 +525,7 @@ fn bench(ctx: &Context, args: &Args, variants: &[Variant], types: &[Ty], report:
                     report.pipeline_stats(&name, &reducer.kernel)?;
                     let mut buffers = reducer.buffers(&input)?;
                     let times = harness::time_gpu(ctx, &timing, |rec| reducer.record(rec, &buffers, input.len()))?;
-                    let got = reducer.result(&mut buffers)?;
-                    let mut result = check(ty, op, &input, got, reducer.chain(input.len()));
-                    reducer.fail_if_partials_missing(&mut buffers, &mut result)?;
-                    report.check(&name, Some(n), &result);
+                    report.check(&name, Some(n), &reducer.verify(&mut buffers, ty, op, &input)?);
                     report.bench_row(BenchRow::new(&name, n, n * 4, 0, &times, Some(copy_gbps)));
                 }
             }

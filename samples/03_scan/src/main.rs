@@ -182,6 +182,12 @@ struct Buffers<'c> {
 
 /// single-pass: the flag of a tile state that holds the inclusive prefix (HAS_PREFIX in the shader).
 const HAS_PREFIX: u64 = 2;
+/// single-pass: the control words, in the shader's order (the first `STALLED` are reset every run).
+const NEXT_TILE: usize = 0;
+const TILES_WRITTEN: usize = 1;
+const STAT_WINDOWS: usize = 2;
+const STAT_REPOLLS: usize = 3;
+const STALLED: usize = 4;
 
 impl<'c> Scanner<'c> {
     fn new(ctx: &'c Context, variant: Variant, ty: Ty, exclusive: bool, args: &Args) -> Result<Result<Self, String>> {
@@ -298,7 +304,7 @@ impl<'c> Scanner<'c> {
             output: Buffer::new(ctx, "output", input.len())?,
             partials: Buffer::new(ctx, "partials", partials)?,
             tile_states: Buffer::new(ctx, "tile states", states)?,
-            control: Buffer::from_slice(ctx, "control", &[0u32; 5])?,
+            control: Buffer::from_slice(ctx, "control", &[0u32; STALLED + 1])?,
         };
         let mut rec = Recorder::new(ctx)?;
         rec.fill(&b.output, harness::POISON);
@@ -316,7 +322,7 @@ impl<'c> Scanner<'c> {
         if self.single_pass() {
             rec.fill(&b.tile_states, 0);
             // The tile counters and the look-back statistics; not `stalled` (the last word).
-            rec.fill_range(&b.control, 0, 4, 0).context("reset the tile counters")?;
+            rec.fill_range(&b.control, NEXT_TILE, STALLED, 0).context("reset the tile counters")?;
             // Tile states (NOT_READY) and the tile counter are zero before any workgroup reads them.
             rec.barrier(Barrier::TransferToCompute);
             let bindings = [io[0], io[1], b.tile_states.binding(), b.control.binding()];
@@ -442,7 +448,8 @@ impl Buffers<'_> {
         let control = self.control.download().context("read the tile counters")?;
         let states = self.tile_states.download().context("read the tile states")?;
         let all_published = states.iter().step_by(state_stride).all(|&s| s >> 32 == HAS_PREFIX);
-        Ok(control[0] == tiles && control[1] == tiles && control[4] == 0 && all_published)
+        let counted = |word: usize| control[word] == tiles;
+        Ok(counted(NEXT_TILE) && counted(TILES_WRITTEN) && control[STALLED] == 0 && all_published)
     }
 }
 
@@ -540,8 +547,8 @@ fn bench(ctx: &Context, args: &Args, variants: &[Variant], types: &[Ty], report:
                     let tiles = f64::from(scanner.tiles(input.len()));
                     out(format!(
                         "  {name} n={n}: look-back windows read per tile {:.2}, of them repolls {:.2} (last run)",
-                        f64::from(control[2]) / tiles,
-                        f64::from(control[3]) / tiles
+                        f64::from(control[STAT_WINDOWS]) / tiles,
+                        f64::from(control[STAT_REPOLLS]) / tiles
                     ));
                 }
                 let got = b.output.download()?;
