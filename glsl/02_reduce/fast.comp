@@ -12,6 +12,7 @@
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_EXT_control_flow_attributes : require  // [[unroll]]: v[] stays in registers
 #include "reduce_op.glsl"
+#include "fault.glsl"
 #ifdef USE_SHUFFLE
 #extension GL_KHR_shader_subgroup_shuffle : require
 T butterfly_reduce(T value) {
@@ -63,6 +64,7 @@ layout(std430, binding = 3) buffer Result { T result[2]; };
 layout(std430, binding = 1) buffer Partials { uint64_t partials[]; };
 #include "flag_word.glsl"
 #else
+#extension GL_KHR_memory_scope_semantics : require
 // Partials and the ticket are written by one workgroup and read by another in the same
 // dispatch: `coherent` keeps those accesses out of non-coherent caches.
 layout(std430, binding = 1) coherent buffer Partials { T partials[]; };
@@ -94,22 +96,28 @@ void main() {
         T4 v[UNROLL];
         [[unroll]] for (uint u = 0; u < UNROLL; ++u) {
             v[u] = src4[i + u * stride];
+            FAULT_SHIFT4(v[u], i + u * stride)
         }
         [[unroll]] for (uint u = 0; u < UNROLL; ++u) {
             acc = OP(acc, v[u]);
         }
     }
     for (; i < n4; i += stride) {
-        acc = OP(acc, src4[i]);
+        T4 v = src4[i];
+        FAULT_SHIFT4(v, i)
+        acc = OP(acc, v);
     }
     T mine = REDUCE4(acc);
     uint tail = n4 * 4 + gl_GlobalInvocationID.x;
     if (tail < n) {
-        mine = OP(mine, src1[tail]);
+        mine = OP(mine, src1[fault_index(tail)]);
     }
     // ANCHOR_END: loads
 
     T total = workgroup_reduce(mine);
+    if (fault_drops(gl_WorkGroupID.x)) {
+        total = IDENTITY;
+    }
 
 #if ATOMIC_RESULT
     // ANCHOR: atomic_result
@@ -156,13 +164,18 @@ void main() {
     // ANCHOR: last_workgroup
     if (tid == 0) {
         partials[gl_WorkGroupID.x] = total;
-        memoryBarrierBuffer();  // the partial is visible device-wide before the ticket is taken
-        is_last_workgroup = atomicAdd(ticket, 1u) == groups - 1;
-        memoryBarrierBuffer();  // the ticket is ordered before the partials read below
+        // Release: the partial is visible device-wide before the ticket is taken; acquire: the
+        // last workgroup's reads below come after every other workgroup's ticket (and so after
+        // their partials). Memory barriers alone would not order the ticket this way.
+        uint done = atomicAdd(ticket, 1u, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsAcquireRelease);
+        is_last_workgroup = done == groups - 1;
     }
-    barrier();  // every invocation sees is_last_workgroup
+    // Every invocation sees is_last_workgroup, and what invocation 0 acquired with the ticket
+    // (the other workgroups' partials) is visible to the whole workgroup: a control barrier
+    // with buffer semantics at workgroup scope, which plain barrier() (shared memory only) is not.
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsShared | gl_StorageSemanticsBuffer,
+                   gl_SemanticsAcquireRelease);
     if (is_last_workgroup) {  // uniform across the workgroup
-        memoryBarrierBuffer();  // and, for every invocation, before its reads of the partials
         T v = IDENTITY;
         for (uint g = tid; g < groups; g += gl_WorkGroupSize.x) {
             v = OP(v, partials[g]);

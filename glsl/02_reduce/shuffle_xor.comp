@@ -7,6 +7,7 @@
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
 #include "reduce_op.glsl"
+#include "pass.glsl"
 
 // ANCHOR: butterfly
 T butterfly_reduce(T value) {
@@ -20,15 +21,13 @@ T butterfly_reduce(T value) {
 #define SUBGROUP_REDUCE(v) butterfly_reduce(v)
 #include "workgroup_reduce.glsl"
 
-layout(local_size_x_id = 0) in;
-layout(std430, binding = 0) readonly buffer Src { T src[]; };
-layout(std430, binding = 1) writeonly buffer Dst { T dst[]; };
-layout(push_constant) uniform Push { uint n; };
-
 void main() {
-    uint i = gl_GlobalInvocationID.x;
-    T total = workgroup_reduce(i < n ? src[i] : IDENTITY);
+    uint workgroup = flat_workgroup_id();
+    if (past_the_work(workgroup)) {
+        return;
+    }
+    T total = workgroup_reduce(load_element(workgroup));
     if (gl_LocalInvocationIndex == 0) {
-        dst[gl_WorkGroupID.x] = total;
+        dst[workgroup] = contribution(workgroup, total);
     }
 }

@@ -9,6 +9,7 @@ void load_items(uint first, uint n, out T items[ITEMS]) {
     if (first + ITEMS <= n) {  // the whole run is in range: 16-byte loads
         [[unroll]] for (uint v = 0; v < ITEMS / 4; ++v) {
             T4 q = src4[first / 4 + v];
+            FAULT_SHIFT4(q, first / 4 + v)
             items[4 * v] = q.x;
             items[4 * v + 1] = q.y;
             items[4 * v + 2] = q.z;
@@ -16,7 +17,7 @@ void load_items(uint first, uint n, out T items[ITEMS]) {
         }
     } else {
         [[unroll]] for (uint j = 0; j < ITEMS; ++j) {
-            items[j] = first + j < n ? src1[first + j] : T(0);
+            items[j] = first + j < n ? src1[fault_index(first + j)] : T(0);
         }
     }
 }

@@ -3,9 +3,14 @@
 //   PASS 2: one workgroup scans the partials in place (exclusive), tile by tile with a carry.
 //   PASS 3: each workgroup scans its tile again, starting from partials[tile].
 // Reads the input twice and writes it once; needs no cooperation between workgroups.
-// Needs: GL_KHR_shader_subgroup_basic plus what the SCAN_* primitive needs.
+// Invocation t of a workgroup owns the t-th run of ITEMS elements, t counted in subgroup order
+// (gl_SubgroupID · gl_SubgroupSize + gl_SubgroupInvocationID): the workgroup scan returns
+// prefixes in that order, and Vulkan relates it to gl_LocalInvocationID in no way.
+// Needs: GL_KHR_shader_subgroup_basic plus what the SCAN_* primitive needs; full subgroups.
 #version 450
 #include "tile_scan.glsl"
+#include "grid.glsl"
+#include "fault.glsl"
 #include "io.glsl"
 
 layout(local_size_x_id = 0) in;
@@ -15,15 +20,21 @@ layout(push_constant) uniform Push { uint n; };  // elements (PASS 1, 3) or part
 const uint TILE = WORKGROUP_SIZE * ITEMS;
 
 void main() {
-    uint tid = gl_LocalInvocationID.x;
+    uint tid = gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID;
+    uint tile = flat_workgroup_id();
+#if PASS != 2
+    if (tile >= max((n + TILE - 1) / TILE, 1u)) {
+        return;  // past the tiles (the grid may hold a few more workgroups)
+    }
+#endif
     T items[ITEMS];
     T total;
 #if PASS == 1
-    uint first = gl_WorkGroupID.x * TILE + tid * ITEMS;
+    uint first = tile * TILE + tid * ITEMS;
     load_items(first, n, items);
     workgroup_exclusive_scan(thread_sum(items), total);
     if (gl_LocalInvocationIndex == 0) {
-        partials[gl_WorkGroupID.x] = total;
+        partials[tile] = fault_drops(tile) ? T(0) : total;  // --inject-fault drop-workgroup
     }
 #elif PASS == 2
     T carry = T(0);
@@ -42,10 +53,10 @@ void main() {
         carry += total;
     }
 #elif PASS == 3
-    uint first = gl_WorkGroupID.x * TILE + tid * ITEMS;
+    uint first = tile * TILE + tid * ITEMS;
     load_items(first, n, items);
     T prefix = workgroup_exclusive_scan(thread_sum(items), total);
-    store_items(first, n, items, partials[gl_WorkGroupID.x] + prefix);
+    store_items(first, n, items, partials[tile] + prefix);
 #else
 #error "define PASS 1, 2 or 3"
 #endif

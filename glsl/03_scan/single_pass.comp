@@ -6,16 +6,15 @@
 // inclusive prefix), publishes its own inclusive prefix and writes the tile.
 // A tile's state is one 64-bit word, flag << 32 | value bits, read and written with relaxed
 // device-scope atomics: a reader never sees a flag without the value it announces, so the
-// path needs no memory barrier. By default each state has a 128-byte line of its own
-// (STATE_STRIDE).
-// Who looks back: LOOKBACK_SUBGROUP (the host's default on a GPU with a fixed subgroup size): the
-// workgroup's last subgroup holds no elements and looks back from the start while the others
-// load; the last of those to finish publishes the aggregate (scan_with_lookback_subgroup).
-// Otherwise the first subgroup after the tile scan (narrow), or the whole workgroup
-// (WIDE_LOOKBACK).
+// path needs no memory barrier. Each state has a 128-byte line of its own (STATE_STRIDE).
+// Who looks back: with LOOKBACK_SUBGROUP (the host's default on a GPU with a fixed subgroup
+// size) the workgroup's last subgroup holds no elements and looks back from the start while
+// the others load; the last of those to finish publishes the aggregate
+// (scan_with_lookback_subgroup). Otherwise the first subgroup looks back after the tile scan
+// (the narrow look-back).
 // If a predecessor makes no progress for SPIN_LIMIT polls (a device without forward progress
 // between workgroups), the workgroup sets `stalled` and finishes anyway; the host then discards
-// the result and falls back to reduce-then-scan. It never hangs.
+// the result and falls back to reduce-then-scan (FALLBACK). It never hangs.
 // Needs: subgroup basic, arithmetic, ballot, vote, shuffle; shaderInt64 and
 // shaderBufferInt64Atomics.
 #version 450
@@ -27,6 +26,8 @@
 #extension GL_KHR_memory_scope_semantics : require
 #include "tile_scan.glsl"
 #include "flag_word.glsl"  // TO_BITS, FROM_BITS, SPIN_LIMIT (polls of one window)
+#include "grid.glsl"
+#include "fault.glsl"
 
 layout(local_size_x_id = 0) in;
 layout(std430, binding = 0) readonly buffer Src4 { T4 src4[]; };
@@ -35,13 +36,11 @@ layout(std430, binding = 1) writeonly buffer Dst4 { T4 dst4[]; };
 layout(std430, binding = 1) writeonly buffer Dst1 { T dst1[]; };
 // Written by one workgroup and read by others during the dispatch: atomics only.
 layout(std430, binding = 2) buffer TileStates { uint64_t tile_state[]; };
-// Everything before `stalled` is reset before every run; `stalled` only when the buffers are
+// next_tile and tiles_written are reset before every run; `stalled` only when the buffers are
 // made, so a stall in any run of a bench is seen afterwards.
 layout(std430, binding = 3) buffer Control {
     uint next_tile;
     uint tiles_written;
-    uint stat_windows;  // LOOKBACK_STATS only: windows read by all look-backs
-    uint stat_repolls;  // LOOKBACK_STATS only: windows read again, a predecessor not ready
     uint stalled;
 };
 layout(push_constant) uniform Push { uint n; };
@@ -60,9 +59,10 @@ const uint HAS_AGGREGATE = 1;  // the value is the sum of the tile alone
 const uint HAS_PREFIX = 2;     // the value is the sum of tiles 0..t
 
 // ANCHOR: state
-// Tile t's state is tile_state[t * STATE_STRIDE]: with STATE_STRIDE = 16, one state per 128-byte
+// Tile t's state is tile_state[t * STATE_STRIDE]: 16 words of 8 bytes, one state per 128-byte
 // cache line, so the hundreds of workgroups polling the newest states spread over many lines
-// (and L2 slices) instead of crowding the one or two lines that would hold them all.
+// (and L2 slices) instead of crowding the one or two lines that would hold them all packed.
+const uint STATE_STRIDE = 16;
 void publish(uint tile, uint flag, T value) {
     uint64_t state = (uint64_t(flag) << 32) | uint64_t(TO_BITS(value));
     atomicStore(tile_state[tile * STATE_STRIDE], state, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
@@ -81,7 +81,7 @@ uint64_t read_state(int tile) {
 
 // Guarded scalar accesses for the tail tile.
 T load1(uint i) {
-    return i < n ? src1[i] : T(0);
+    return i < n ? src1[fault_index(i)] : T(0);
 }
 void store1(uint i, T value) {
     if (i < n) {
@@ -104,6 +104,7 @@ void load_tile(uint tile, out T4 v[ROWS]) {
         uint first = row_first(tile, r);
         if (whole_tile) {
             v[r] = src4[first / 4];
+            FAULT_SHIFT4(v[r], first / 4)
         } else {
             v[r] = T4(load1(first), load1(first + 1), load1(first + 2), load1(first + 3));
         }
@@ -179,19 +180,15 @@ void wait_for_predecessor(uint tile) {
 // back to the closest inclusive prefix; returns the sum of all tiles before `tile`. Waits
 // while a predecessor in the window is not ready; gives up after SPIN_LIMIT polls.
 T subgroup_look_back(uint tile) {
-#if PREWAIT
     if (subgroupElect()) {
         wait_for_predecessor(tile);
     }
-#endif
     uint lane = gl_SubgroupInvocationID;
     int newest = int(tile) - 1;  // the window is tiles newest, newest-1, ...
     uint polls = 0;
-    uint windows_read = 0;
     bool resolved = false;
     T before = T(0);
     while (true) {
-        ++windows_read;
         uint64_t state = read_state(newest - int(lane));
         uint flag = FLAG(state);
         bool found = subgroupAny(flag == HAS_PREFIX);
@@ -215,104 +212,39 @@ T subgroup_look_back(uint tile) {
     if (!resolved && subgroupElect()) {
         atomicOr(stalled, 1u);
     }
-#if LOOKBACK_STATS
-    if (subgroupElect()) {  // experiment: how far look-backs walk, how often they wait
-        atomicAdd(stat_windows, windows_read);
-        atomicAdd(stat_repolls, polls);
-    }
-#endif
     return before;
 }
 // ANCHOR_END: subgroup_look_back
 
 shared uint claimed_tile;
-shared uint window_stop;     // wide look-back: the closest window slot with a full prefix
-shared uint window_waiting;  // wide look-back: some slot before it is not ready yet
-shared T narrow_prefix;      // narrow look-back: the first subgroup's result for the others
+shared T narrow_prefix;  // the first subgroup's look-back result, for the others
 
 // ANCHOR: lookback
-// Publish the tile's aggregate, find the sum of all tiles before it, publish its inclusive
-// prefix; returns that sum. Every invocation must call it (it has barriers).
+// The narrow look-back. Publish the tile's aggregate, let the first subgroup find the sum of
+// all tiles before it (gl_SubgroupSize tiles per round trip), publish the tile's inclusive
+// prefix; returns that sum. Every invocation must call it (it has a barrier).
 T look_back(uint tile, T total) {
     uint me = gl_LocalInvocationIndex;
+    T published = fault_drops(tile) ? T(0) : total;  // --inject-fault drop-workgroup
     if (tile == 0) {
         if (me == 0) {
-            publish(0, HAS_PREFIX, total);
+            publish(0, HAS_PREFIX, published);
         }
         return T(0);
     }
     if (me == 0) {
-        publish(tile, HAS_AGGREGATE, total);
+        publish(tile, HAS_AGGREGATE, published);  // at once: successors need not wait for our look-back
     }
-    T before = T(0);
-#if WIDE_LOOKBACK
-    // ANCHOR: lookback_wide
-    // The whole workgroup looks back: invocation i reads the state of tile t-1-i, so one round
-    // trip covers WORKGROUP_SIZE predecessors.
-#if PREWAIT
-    if (me == 0) {
-        wait_for_predecessor(tile);
-    }
-    barrier();  // the wait is over (or gave up; the window loop below decides)
-#endif
-    int newest = int(tile) - 1;
-    uint polls = 0;
-    bool resolved = false;
-    while (true) {  // uniform: every exit depends on values read after a barrier
-        uint64_t state = read_state(newest - int(me));
-        uint flag = FLAG(state);
-        if (me == 0) {
-            window_stop = WORKGROUP_SIZE;
-            window_waiting = 0;
-        }
-        barrier();  // reset before anyone votes
-        if (flag == HAS_PREFIX) {
-            atomicMin(window_stop, me);  // the closest full prefix ends the look-back
-        }
-        barrier();  // the closest prefix is known
-        uint stop = window_stop;  // WORKGROUP_SIZE: none in this window, take all
-        if (me <= stop && flag == NOT_READY) {
-            atomicOr(window_waiting, 1u);
-        }
-        barrier();  // every vote is in
-        bool waiting = window_waiting != 0;
-        barrier();  // everyone has read the votes before the next reset
-        if (waiting) {
-            if (++polls > SPIN_LIMIT) {  // uniform: no forward progress, give up
-                break;
-            }
-            continue;  // poll the window again
-        }
-        T window_sum;
-        workgroup_exclusive_scan(me <= stop ? VALUE(state) : T(0), window_sum);
-        before += window_sum;
-        if (stop < WORKGROUP_SIZE) {
-            resolved = true;
-            break;
-        }
-        newest -= int(WORKGROUP_SIZE);
-    }
-    // Unresolved: gave up, or the loop was cut short (llvmpipe ends a shader's loops after
-    // 65535 iterations in all, silently). Either way the sum is wrong: tell the host.
-    if (!resolved && me == 0) {
-        atomicOr(stalled, 1u);
-    }
-    // ANCHOR_END: lookback_wide
-#else
-    // ANCHOR: lookback_narrow
-    // The first subgroup looks back, gl_SubgroupSize tiles per round trip.
     if (gl_SubgroupID == 0) {
-        before = subgroup_look_back(tile);
+        T before = subgroup_look_back(tile);
         if (subgroupElect()) {
             narrow_prefix = before;
         }
     }
     barrier();  // every invocation sees the tile's prefix
-    before = narrow_prefix;
-    // ANCHOR_END: lookback_narrow
-#endif
+    T before = narrow_prefix;
     if (me == 0) {
-        publish(tile, HAS_PREFIX, before + total);
+        publish(tile, HAS_PREFIX, before + published);
     }
     return before;
 }
@@ -346,6 +278,7 @@ void scan_with_lookback_subgroup(uint tile) {
                 for (uint s = 0; s < data_subgroups; ++s) {
                     total += segment_sums[s];
                 }
+                total = fault_drops(tile) ? T(0) : total;  // --inject-fault drop-workgroup
                 publish(tile, tile == 0 ? HAS_PREFIX : HAS_AGGREGATE, total);
             }
         }
@@ -370,7 +303,9 @@ void scan_with_lookback_subgroup(uint tile) {
             store_row(tile, r, whole_tile, offset + within[r], v[r]);
         }
     } else if (tile > 0 && subgroupElect()) {
-        publish(tile, HAS_PREFIX, offset);  // the look-back subgroup's offset is the inclusive prefix
+        // The look-back subgroup's offset is the inclusive prefix (less the tile's sum under
+        // --inject-fault drop-workgroup).
+        publish(tile, HAS_PREFIX, fault_drops(tile) ? tile_before : offset);
     }
 }
 // ANCHOR_END: lookback_subgroup
@@ -383,17 +318,15 @@ void finish_tile(uint tile, T4 v[ROWS]) {
     T lane_prefix[ROWS];
     T total;
     scan_tile(v, lane_prefix, total);
-#if SKIP_LOOKBACK
-    // Timing experiment only: every tile starts from 0 (not a scan across tiles). It shows
-    // what the loads, tile scan and stores cost without the chained look-back.
-    T tile_offset = T(0);
-#else
     T tile_offset = look_back(tile, total);
-#endif
     store_tile(tile, v, lane_prefix, tile_offset);
 }
 
 void main() {
+    // The grid may hold a few workgroups more than tiles: they leave before claiming one.
+    if (flat_workgroup_id() >= max((n + TILE - 1) / TILE, 1u)) {
+        return;
+    }
     uint me = gl_LocalInvocationIndex;
     if (me == 0) {
         claimed_tile = atomicAdd(next_tile, 1u);  // in claim order, so predecessors are running

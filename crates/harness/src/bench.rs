@@ -38,21 +38,17 @@ pub struct Timing {
     pub warmup: u32,
     pub iters: u32,
     pub batch: u32,
-    /// Bring the GPU back to full speed ([`warm_up`]) right before the measurement.
-    pub prewarm: bool,
 }
 
 /// Time `record` (which records one run of the work) as `timing` says, all repetitions in one
-/// command buffer, after a [`warm_up`] if `timing.prewarm`; returns the per-run time of each
+/// command buffer, after a [`warm_up`]; returns the per-run time of each
 /// timed repetition.
 pub fn time_gpu<'r>(
     ctx: &Context,
     timing: &Timing,
     record: impl FnMut(&mut Recorder<'_, 'r>) -> Result<()>,
 ) -> Result<GpuTimes> {
-    if timing.prewarm {
-        warm_up(ctx, MAX_WARM_UP)?;
-    }
+    warm_up(ctx, MAX_WARM_UP)?;
     time_runs(ctx, timing, record)
 }
 
@@ -87,19 +83,34 @@ fn time_runs<'r>(
 }
 
 /// The sizes a `--bench` run measures: `size` if given, else 2^10, 2^12, … 2^28 elements of 4
-/// bytes, bounded by the device's buffer range and by one dispatch of workgroups that take
-/// `per_workgroup` elements each.
-pub fn bench_sizes(ctx: &Context, size: Option<u64>, per_workgroup: u64) -> Vec<u64> {
+/// bytes that fit one buffer on this device, and the largest that fits if that is not a
+/// power of four (lavapipe: 2^25).
+pub fn bench_sizes(ctx: &Context, size: Option<u64>) -> Vec<u64> {
     if let Some(n) = size {
         return vec![n];
     }
-    let max_n = (ctx.caps.max_storage_buffer_range / 4).min(1 << 28);
-    let max_groups = u64::from(ctx.caps.max_workgroup_count[0]);
-    (10..=28)
-        .step_by(2)
-        .map(|p| 1u64 << p)
-        .filter(|&n| n <= max_n && n.div_ceil(per_workgroup.max(1)) <= max_groups)
-        .collect()
+    let max_n = largest_size(ctx, 4).min(1 << 28);
+    let mut sizes: Vec<u64> = (10..=28).step_by(2).map(|p| 1u64 << p).filter(|&n| n <= max_n).collect();
+    let top = 1u64 << max_n.ilog2();
+    if sizes.last() != Some(&top) {
+        sizes.push(top);
+    }
+    sizes
+}
+
+/// The most elements of `elem_bytes` bytes one storage buffer holds on this device (32-bit
+/// indices).
+pub fn largest_size(ctx: &Context, elem_bytes: u64) -> u64 {
+    (ctx.caps().max_storage_buffer_range / elem_bytes).min(u64::from(u32::MAX))
+}
+
+/// The chosen values, or all of them when none was chosen (a flag given no values).
+pub fn or_all<T: Copy>(chosen: &[T], all: &[T]) -> Vec<T> {
+    if chosen.is_empty() {
+        all.to_vec()
+    } else {
+        chosen.to_vec()
+    }
 }
 
 /// The start of every bench: warm the GPU up (the fastest clock probe is the first row), then
@@ -134,7 +145,7 @@ static FASTEST_PROBE_NS: Mutex<Vec<(usize, f64)>> = Mutex::new(Vec::new());
 /// Record `ns` for this device; returns the fastest before it (None: the first probe).
 fn note_probe(ctx: &Context, ns: f64) -> Option<f64> {
     let mut fastest = FASTEST_PROBE_NS.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    let device = ctx.caps.index;
+    let device = ctx.caps().index;
     let before = fastest.iter().find(|(d, _)| *d == device).map(|&(_, f)| f);
     fastest.retain(|(d, _)| *d != device);
     fastest.push((device, before.map_or(ns, |f| f.min(ns))));
@@ -159,7 +170,7 @@ pub fn warm_up_for(ctx: &Context, duration: Duration) -> Result<BenchRow> {
 }
 
 fn warm_up_until(ctx: &Context, max: Duration, full_duration: bool) -> Result<BenchRow> {
-    let cpu = ctx.caps.is_cpu();
+    let cpu = ctx.caps().is_cpu();
     let max = match (cpu, full_duration) {
         (true, true) => max.min(FIRST_WARM_UP_CPU),
         (true, false) => Duration::ZERO,
@@ -169,7 +180,7 @@ fn warm_up_until(ctx: &Context, max: Duration, full_duration: bool) -> Result<Be
     let (probe_invocations, probe_steps): (u32, u32) = (16384, if cpu { 16 } else { 4096 });
     let sink = Buffer::<f32>::new(ctx, "clock probe sink", probe_invocations as usize)?;
     let probe = Kernel::new(ctx, &clock_probe_desc()).context("clock probe kernel")?;
-    let probe_timing = Timing { warmup: 1, iters: 3, batch: 1, prewarm: false };
+    let probe_timing = Timing { warmup: 1, iters: 3, batch: 1 };
     let mut load: Option<WarmUpLoad> = None;
     let start = std::time::Instant::now();
     loop {

@@ -8,16 +8,17 @@ pub mod compare;
 pub mod random;
 pub mod report;
 mod run;
+mod subgroup_check;
 
 pub use bench::{
-    bench_sizes, copy_between, copy_ceiling, empty_dispatch, start_bench, time_gpu, warm_up, warm_up_for, BenchRow,
-    GpuTimes, Timing,
+    bench_sizes, copy_between, copy_ceiling, empty_dispatch, largest_size, or_all, start_bench, time_gpu, warm_up,
+    warm_up_for, BenchRow, GpuTimes, Timing,
 };
 pub use compare::{compare_exact, compare_floats, Check};
 pub use report::{out, Report, Status};
 pub use run::{
-    check_size, device_line, exit_with, run_plain, run_sample, CommonArgs, SampleArgs, EXIT_ERROR, EXIT_FAIL,
-    EXIT_PASS, EXIT_SKIP,
+    check_size, device_line, exit_with, run_plain, run_sample, CommonArgs, Fault, SampleArgs, EXIT_ERROR, EXIT_FAIL,
+    EXIT_FALLBACK, EXIT_PASS, EXIT_SKIP,
 };
 pub use serde_json;
 

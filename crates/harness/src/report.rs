@@ -3,7 +3,7 @@
 
 use crate::bench::BenchRow;
 use crate::compare::Check;
-use crate::run::{EXIT_FAIL, EXIT_PASS, EXIT_SKIP};
+use crate::run::{Fault, EXIT_FAIL, EXIT_FALLBACK, EXIT_PASS, EXIT_SKIP};
 use serde::Serialize;
 use std::fmt::Display;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -34,6 +34,10 @@ pub enum Status {
     Fail,
     #[serde(rename = "SKIP")]
     Skip,
+    /// The fast path did not complete; its portable fallback produced the result, which
+    /// passed the check. A failure under `--inject-fault`: a fault must not be rescued.
+    #[serde(rename = "FALLBACK")]
+    Fallback,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -60,6 +64,11 @@ pub struct DeviceSummary {
 #[derive(Debug, Serialize)]
 pub struct Report {
     pub sample: String,
+    /// The run's status (set when the report is finished).
+    pub status: Option<Status>,
+    /// The fault compiled into the kernels (`--inject-fault`), if any.
+    #[serde(serialize_with = "fault_name")]
+    pub fault: Option<Fault>,
     pub device: Option<DeviceSummary>,
     pub seed: u64,
     pub validation_messages: u32,
@@ -74,17 +83,19 @@ pub struct Report {
 impl Report {
     pub fn new(sample: &str, ctx: Option<&Context>, seed: u64) -> Self {
         let device = ctx.map(|ctx| DeviceSummary {
-            index: ctx.caps.index,
-            name: ctx.caps.name.clone(),
-            device_type: ctx.caps.device_type.clone(),
-            driver_name: ctx.caps.driver_name.clone(),
-            driver_info: ctx.caps.driver_info.clone(),
-            api_version: ctx.caps.api_version.clone(),
-            subgroup_size: ctx.caps.subgroup_size,
+            index: ctx.caps().index,
+            name: ctx.caps().name.clone(),
+            device_type: ctx.caps().device_type.clone(),
+            driver_name: ctx.caps().driver_name.clone(),
+            driver_info: ctx.caps().driver_info.clone(),
+            api_version: ctx.caps().api_version.clone(),
+            subgroup_size: ctx.caps().subgroup_size,
             required_subgroup_size: ctx.options.subgroup_size,
         });
         Report {
             sample: sample.into(),
+            status: None,
+            fault: None,
             device,
             seed,
             validation_messages: 0,
@@ -124,6 +135,25 @@ impl Report {
         self.results.push(Outcome { variant: variant.into(), size, status, detail });
     }
 
+    /// Record a comparison of a result that a fallback produced because the fast path did not
+    /// complete (`why`): FALLBACK when it matches, FAIL when not, and FAIL under
+    /// `--inject-fault` either way (a fault must not be rescued by the fallback).
+    pub fn check_fallback(&mut self, variant: &str, size: Option<u64>, check: &Check, why: &str) {
+        if !check.passed() || self.fault.is_some() {
+            let mut failed = check.clone();
+            if check.passed() {
+                failed.mismatches = 1;
+                failed.first = vec![format!("{why}; the fallback's result cannot prove the injected fault caught")];
+            }
+            self.check(variant, size, &failed);
+            return;
+        }
+        let n = size.map(|s| format!(" n={s}")).unwrap_or_default();
+        let detail = format!("{why}; the fallback's result: {} compared, {}", check.compared, check.rule);
+        out(format!("FALLBACK {variant}{n}: {detail}"));
+        self.results.push(Outcome { variant: variant.into(), size, status: Status::Fallback, detail });
+    }
+
     /// Record a variant the device cannot run, with the reason.
     pub fn skip(&mut self, variant: &str, reason: &str) {
         out(format!("SKIP {variant}: {reason}"));
@@ -157,10 +187,14 @@ impl Report {
         self.bench.push(row);
     }
 
-    /// PASS when something passed and nothing failed; SKIP when everything was skipped.
+    /// FAIL when anything failed (or the validation layer spoke); else FALLBACK when a result
+    /// came from a fallback; SKIP when everything was skipped; else PASS.
     pub fn status(&self) -> Status {
-        if self.validation_messages > 0 || self.results.iter().any(|r| r.status == Status::Fail) {
+        let any = |s| self.results.iter().any(|r| r.status == s);
+        if self.validation_messages > 0 || any(Status::Fail) {
             Status::Fail
+        } else if any(Status::Fallback) {
+            Status::Fallback
         } else if !self.results.is_empty() && self.results.iter().all(|r| r.status == Status::Skip) {
             Status::Skip
         } else {
@@ -169,26 +203,28 @@ impl Report {
     }
 
     /// Print the summary (and the JSON document); return the exit code.
-    pub(crate) fn finish(&self) -> u8 {
+    pub(crate) fn finish(mut self) -> u8 {
         if self.listing_only {
             return EXIT_PASS;
         }
+        self.status = Some(self.status());
         let count = |s| self.results.iter().filter(|r| r.status == s).count();
         if self.validation_messages > 0 {
             out(format!("FAIL: {} validation message(s)", self.validation_messages));
         }
         let status = self.status();
         out(format!(
-            "{}: {status:?} ({} passed, {} failed, {} skipped, {} validation messages, seed {})",
+            "{}: {status:?} ({} passed, {} failed, {} fell back, {} skipped, {} validation messages, seed {})",
             self.sample,
             count(Status::Pass),
             count(Status::Fail),
+            count(Status::Fallback),
             count(Status::Skip),
             self.validation_messages,
             self.seed
         ));
         if JSON_MODE.load(Ordering::SeqCst) {
-            match serde_json::to_string_pretty(self) {
+            match serde_json::to_string_pretty(&self) {
                 Ok(doc) => {
                     use std::io::Write;
                     let _ = writeln!(std::io::stdout(), "{doc}");
@@ -200,6 +236,14 @@ impl Report {
             Status::Pass => EXIT_PASS,
             Status::Fail => EXIT_FAIL,
             Status::Skip => EXIT_SKIP,
+            Status::Fallback => EXIT_FALLBACK,
         }
+    }
+}
+
+fn fault_name<S: serde::Serializer>(fault: &Option<Fault>, s: S) -> Result<S::Ok, S::Error> {
+    match fault {
+        Some(f) => s.serialize_str(f.name()),
+        None => s.serialize_none(),
     }
 }

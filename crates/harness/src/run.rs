@@ -8,7 +8,28 @@ use vk_compute::{Context, ContextOptions, SetupError, Unsupported};
 pub const EXIT_PASS: u8 = 0;
 pub const EXIT_FAIL: u8 = 1;
 pub const EXIT_ERROR: u8 = 2;
+/// A fast path did not complete and its portable fallback produced the checked result.
+pub const EXIT_FALLBACK: u8 = 3;
 pub const EXIT_SKIP: u8 = 77;
+
+/// A deliberate fault compiled into the checked kernels (`--inject-fault`), to prove that the
+/// checks fail when a kernel is wrong. See `glsl/include/fault.glsl`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// One workgroup (or tile) contributes nothing.
+    DropWorkgroup,
+    /// One element is read from its neighbour's index.
+    OffByOne,
+}
+
+impl Fault {
+    pub fn name(self) -> &'static str {
+        match self {
+            Fault::DropWorkgroup => "drop-workgroup",
+            Fault::OffByOne => "off-by-one",
+        }
+    }
+}
 
 /// The flags every sample shares. Samples flatten this into their own clap struct.
 #[derive(clap::Args, Clone, Debug, Default)]
@@ -28,13 +49,13 @@ pub struct CommonArgs {
     /// Seed of the random inputs (printed on every run; pass it back to replay).
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Timed repetitions per measurement in --bench mode (after warm-up).
-    #[arg(long, default_value_t = 50)]
-    pub iters: u32,
+    /// Timed repetitions per measurement in --bench mode (after warm-up; default 50).
+    #[arg(long)]
+    pub iters: Option<u32>,
     /// In --bench mode, time this many back-to-back runs between each pair of timestamps and
-    /// report the time per run (1: each run timed alone, timestamp costs included).
-    #[arg(long, default_value_t = 1)]
-    pub batch: u32,
+    /// report the time per run (default 1: each run timed alone, timestamp costs included).
+    #[arg(long)]
+    pub batch: Option<u32>,
     /// Time every variant with GPU timestamps and compare with a copy kernel.
     #[arg(long)]
     pub bench: bool,
@@ -52,10 +73,11 @@ pub struct CommonArgs {
     /// VK_KHR_pipeline_executable_properties (NVIDIA does; lavapipe 22.3 does not).
     #[arg(long)]
     pub pipeline_stats: bool,
-    /// Timing experiment: measure without first bringing the GPU back to full speed (the
-    /// figures of sessions before 2026-11-29 evening, taken after idle gaps).
-    #[arg(long, hide = true)]
-    pub no_prewarm: bool,
+    /// Compile the checked kernels with a deliberate fault and plant the deciding value where
+    /// it strikes: every check must then FAIL (and a fallback counts as a failure). Proves
+    /// that the checks can fail; `cargo xtask test` runs it at a small and the largest size.
+    #[arg(long, value_enum)]
+    pub inject_fault: Option<Fault>,
 }
 
 impl CommonArgs {
@@ -66,17 +88,58 @@ impl CommonArgs {
 
     /// How --bench measurements repeat: 5 warm-up runs, `--iters` timed, `--batch` per stamp.
     pub fn timing(&self) -> crate::Timing {
-        crate::Timing { warmup: 5, iters: self.iters, batch: self.batch, prewarm: !self.no_prewarm }
+        crate::Timing { warmup: 5, iters: self.iters.unwrap_or(50), batch: self.batch.unwrap_or(1) }
     }
 
-    pub fn context_options(&self) -> ContextOptions {
-        ContextOptions {
+    /// For samples that time nothing (00, 01) or check nothing a fault could break (00): a
+    /// clear error instead of silently ignoring the bench options or `--inject-fault`.
+    pub fn reject_bench_options(&self, sample: &str) -> Result<()> {
+        let given: Vec<&str> = [
+            ("--bench", self.bench),
+            ("--iters", self.iters.is_some()),
+            ("--batch", self.batch.is_some()),
+            ("--inject-fault", self.inject_fault.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(flag, on)| on.then_some(flag))
+        .collect();
+        if !given.is_empty() {
+            return Err(SetupError(format!(
+                "{sample} has no timed or fault-checked kernels: {} not accepted",
+                given.join(", ")
+            ))
+            .into());
+        }
+        Ok(())
+    }
+
+    /// The shader defines of `--inject-fault` (none without it): the fault, the element where
+    /// the sample planted the deciding value, and the workgroup (or tile) that covers it.
+    pub fn fault_defines(&self, element: u64, workgroup: u64) -> Vec<(&'static str, String)> {
+        match self.inject_fault {
+            None => Vec::new(),
+            Some(fault) => vec![
+                ("INJECT_FAULT", (fault as u32 + 1).to_string()),
+                ("FAULT_ELEMENT", element.to_string()),
+                ("FAULT_WORKGROUP", workgroup.to_string()),
+            ],
+        }
+    }
+
+    pub fn context_options(&self) -> Result<ContextOptions> {
+        let mut hidden_ops = 0;
+        for name in &self.without_ops {
+            hidden_ops |= vk_compute::SubgroupOps::from_name(name)
+                .ok_or_else(|| SetupError(format!("--without-ops: unknown operation family `{name}`")))?;
+        }
+        Ok(ContextOptions {
             device_index: self.device,
             validate: self.validate,
             subgroup_size: self.subgroup_size,
             pipeline_statistics: self.pipeline_stats,
+            hidden_ops,
             ..Default::default()
-        }
+        })
     }
 }
 
@@ -123,11 +186,18 @@ pub fn run_sample<A: SampleArgs>(sample: &str, run: impl FnOnce(&Context, &A, &m
     };
     let common = args.common();
     exit_with(|| {
-        let mut ctx = Context::new(common.context_options())?;
-        hide_ops(&mut ctx, &common.without_ops)?;
+        let ctx = Context::new(common.context_options()?)?;
+        for name in &common.without_ops {
+            out(format!("pretending the device lacks {name} subgroup operations"));
+        }
         let validation = ctx.validation_counter();
         out(device_line(&ctx));
+        crate::subgroup_check::full_subgroups(&ctx)?;
         let mut report = Report::new(sample, Some(&ctx), common.seed());
+        report.fault = common.inject_fault;
+        if let Some(fault) = common.inject_fault {
+            out(format!("injected fault: {} (every check must FAIL)", fault.name()));
+        }
         let result = run(&ctx, &args, &mut report);
         // Drop the context first: leaks are reported while the device is destroyed.
         drop(ctx);
@@ -186,7 +256,7 @@ fn list_devices_report(sample: &str) -> Result<Report> {
 
 /// `device 0: NAME (type), Vulkan X, driver Y, subgroup size S (min, max)` for the log.
 pub fn device_line(ctx: &Context) -> String {
-    let c = &ctx.caps;
+    let c = ctx.caps();
     let (min, max) = c.subgroup_size_range();
     format!(
         "device {}: {} ({}), Vulkan {}, driver {} {}, subgroup size {} (min {min}, max {max}){}{}",
@@ -205,26 +275,15 @@ pub fn device_line(ctx: &Context) -> String {
 /// A clear error (exit 2) when `n` elements of `elem_bytes` each cannot be one storage buffer
 /// on this device or indexed with 32 bits. Call it before generating a large input.
 pub fn check_size(ctx: &Context, n: u64, elem_bytes: u64) -> Result<()> {
-    let limit = ctx.caps.max_storage_buffer_range / elem_bytes;
+    let limit = ctx.caps().max_storage_buffer_range / elem_bytes;
     if n > limit.min(u64::from(u32::MAX)) {
         return Err(SetupError(format!(
             "--size {n}: at most {} elements of {elem_bytes} bytes fit one buffer on {} (maxStorageBufferRange {} bytes, 32-bit indices)",
             limit.min(u64::from(u32::MAX)),
-            ctx.caps.name,
-            ctx.caps.max_storage_buffer_range
+            ctx.caps().name,
+            ctx.caps().max_storage_buffer_range
         ))
         .into());
-    }
-    Ok(())
-}
-
-/// Apply `--without-ops`: clear the named families from the device's capabilities.
-fn hide_ops(ctx: &mut Context, names: &[String]) -> Result<()> {
-    for name in names {
-        let bit = vk_compute::SubgroupOps::from_name(name)
-            .ok_or_else(|| SetupError(format!("--without-ops: unknown operation family `{name}`")))?;
-        ctx.caps.subgroup_ops.0 &= !bit;
-        out(format!("pretending the device lacks {name} subgroup operations"));
     }
     Ok(())
 }

@@ -35,6 +35,10 @@ pub struct ContextOptions {
     /// Ask the driver for each pipeline's statistics (VK_KHR_pipeline_executable_properties,
     /// where offered): see [`crate::Kernel::statistics`].
     pub pipeline_statistics: bool,
+    /// Subgroup operation families ([`SubgroupOps`] bits) to pretend the device lacks, so that
+    /// fallbacks and SKIP paths can be exercised on a device that has them: see
+    /// [`Context::subgroup_ops`]. The capabilities themselves stay as the device reported them.
+    pub hidden_ops: u32,
 }
 
 impl Default for ContextOptions {
@@ -46,6 +50,7 @@ impl Default for ContextOptions {
             fence_timeout: Duration::from_secs(60),
             cooperative_matrix: false,
             pipeline_statistics: false,
+            hidden_ops: 0,
         }
     }
 }
@@ -63,8 +68,8 @@ impl ValidationCounter {
 
 /// The Vulkan objects every sample needs. Single-threaded use only.
 pub struct Context {
-    /// The capabilities of the chosen device, read once.
-    pub caps: DeviceCaps,
+    /// The capabilities of the chosen device, read once; read-only (see [`Context::caps`]).
+    pub(crate) caps: DeviceCaps,
     /// What [`ContextOptions`] asked for.
     pub options: ContextOptions,
     /// Sub-allocates device memory; dropped before the device (ManuallyDrop, see Drop).
@@ -100,7 +105,7 @@ fn load_entry() -> Result<ash::Entry> {
 
 unsafe extern "system" fn on_validation_message(
     severity: vk::DebugUtilsMessageSeverityFlagsEXT,
-    _types: vk::DebugUtilsMessageTypeFlagsEXT,
+    types: vk::DebugUtilsMessageTypeFlagsEXT,
     data: *const vk::DebugUtilsMessengerCallbackDataEXT<'_>,
     user: *mut c_void,
 ) -> vk::Bool32 {
@@ -108,13 +113,21 @@ unsafe extern "system" fn on_validation_message(
     // the messenger; `data` and its message are valid for the duration of the callback.
     unsafe {
         let counter = &*(user as *const AtomicU32);
-        counter.fetch_add(1, Ordering::SeqCst);
+        // Only what the layer found in our use of Vulkan counts: validation and performance
+        // messages. General ones are notes about the layer itself (e.g. that it was also
+        // enabled through VK_INSTANCE_LAYERS): shown, not counted.
+        let counted = types
+            .intersects(vk::DebugUtilsMessageTypeFlagsEXT::VALIDATION | vk::DebugUtilsMessageTypeFlagsEXT::PERFORMANCE);
+        if counted {
+            counter.fetch_add(1, Ordering::SeqCst);
+        }
+        let kind = if counted { "validation" } else { "layer note" };
         let message = if data.is_null() || (*data).p_message.is_null() {
             std::borrow::Cow::Borrowed("(no message)")
         } else {
             CStr::from_ptr((*data).p_message).to_string_lossy()
         };
-        eprintln!("[validation {severity:?}] {message}");
+        eprintln!("[{kind} {severity:?}] {message}");
     }
     vk::FALSE
 }
@@ -552,6 +565,34 @@ impl Context {
             _entry: entry,
             _single_thread: std::marker::PhantomData,
         })
+    }
+
+    /// The device's capabilities as it reported them.
+    pub fn caps(&self) -> &DeviceCaps {
+        &self.caps
+    }
+
+    /// The subgroup operation families kernels may use: the device's, less those hidden by
+    /// [`ContextOptions::hidden_ops`].
+    pub fn subgroup_ops(&self) -> SubgroupOps {
+        SubgroupOps(self.caps.subgroup_ops.0 & !self.options.hidden_ops)
+    }
+
+    /// A dispatch grid of at least `groups` workgroups that respects the device's limits:
+    /// `[x, y, 1]` with x ≤ maxComputeWorkGroupCount[0] and y as needed (Vulkan guarantees only
+    /// 65535 per dimension). Shaders take their flat workgroup index from
+    /// `glsl/include/grid.glsl` and return at once when it is past the work.
+    pub fn grid(&self, groups: u32) -> Result<[u32; 3]> {
+        let [max_x, max_y, _] = self.caps.max_workgroup_count;
+        let x = groups.clamp(1, max_x);
+        let y = groups.div_ceil(x);
+        if y > max_y {
+            return setup_error(format!(
+                "{groups} workgroups do not fit a {max_x} × {max_y} grid on {}",
+                self.caps.name
+            ));
+        }
+        Ok([x, y, 1])
     }
 
     /// Counts validation messages; keep a clone to read it after the context is dropped.

@@ -30,6 +30,7 @@ fn main() -> ExitCode {
 
 /// Visit every device (or the one chosen with `--device`).
 fn run(args: &Args, report: &mut Report) -> Result<()> {
+    args.common.reject_bench_options("00_properties")?;
     let all = vk_compute::list_devices()?;
     let indices: Vec<usize> = match args.common.device {
         Some(i) => vec![i], // Context::new gives the clear error if it does not exist
@@ -47,13 +48,13 @@ fn run(args: &Args, report: &mut Report) -> Result<()> {
             device_index: Some(index),
             cooperative_matrix: !args.common.validate,
             subgroup_size: None, // this sample requires each size itself, pipeline by pipeline
-            ..args.common.context_options()
+            ..args.common.context_options()?
         };
         let ctx = Context::new(options)?;
         let validation = ctx.validation_counter();
-        print_properties(&ctx.caps);
+        print_properties(ctx.caps());
         let observed = observe_subgroup_sizes(&ctx, report)?;
-        devices_json.push(properties_json(&ctx.caps, &observed));
+        devices_json.push(properties_json(ctx.caps(), &observed));
         drop(ctx); // leaks are reported while the device is destroyed
         report.validation_messages += validation.count();
     }
@@ -77,6 +78,11 @@ fn print_properties(c: &DeviceCaps) {
         )),
         None => out("   size control: not supported (VK_EXT_subgroup_size_control absent)"),
     }
+    out(format!(
+        "   atomics the later samples use: shaderInt64 {} + shaderBufferInt64Atomics {} (02 fast's flagged \
+         partials, 03's tile states), shaderBufferFloat32AtomicAdd {} (02 fast's f32 atomic result)",
+        c.shader_int64, c.buffer_int64_atomics, c.buffer_float32_atomic_add
+    ));
     out(format!(
         "   16-bit storage: {}, float16: {}, subgroup extended types: {}, Vulkan memory model: {}",
         c.storage_buffer_16bit, c.shader_float16, c.subgroup_extended_types, c.vulkan_memory_model
@@ -118,7 +124,7 @@ fn print_properties(c: &DeviceCaps) {
 /// Dispatch `observe_size.comp` once per requirable size (and once with no requirement) and
 /// check that the shader saw the size it was promised.
 fn observe_subgroup_sizes(ctx: &Context, report: &mut Report) -> Result<Vec<(Option<u32>, u32)>> {
-    let caps = &ctx.caps;
+    let caps = ctx.caps();
     let requests: Vec<Option<u32>> =
         std::iter::once(None).chain(caps.requirable_subgroup_sizes().into_iter().map(Some)).collect();
     // 128 invocations: the smallest maxComputeWorkGroupInvocations Vulkan allows, and a
@@ -186,6 +192,8 @@ fn properties_json(c: &DeviceCaps, observed: &[(Option<u32>, u32)]) -> harness::
         "size_control": c.size_control.as_ref().map(|s| json!({
             "min": s.min_size, "max": s.max_size, "max_compute_workgroup_subgroups": s.max_compute_workgroup_subgroups,
             "compute_can_require": s.compute_can_require, "full_subgroups": s.full_subgroups })),
+        "atomics": { "shader_int64": c.shader_int64, "buffer_int64_atomics": c.buffer_int64_atomics,
+            "buffer_float32_atomic_add": c.buffer_float32_atomic_add },
         "cooperative_matrix": c.coop_mat_shapes.iter().map(|s| json!({
             "m": s.m, "n": s.n, "k": s.k, "a": s.a_type, "b": s.b_type, "c": s.c_type, "result": s.result_type,
             "saturating": s.saturating, "scope": s.scope })).collect::<Vec<_>>(),

@@ -46,7 +46,8 @@ fn main() -> ExitCode {
 }
 
 fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
-    let ops = ctx.caps.subgroup_ops;
+    args.common.reject_bench_options("01_hello_subgroup")?;
+    let ops = ctx.subgroup_ops();
     if !ops.has(NEEDED) {
         return Err(Unsupported(format!("the device lacks subgroup operations {:?}", ops.missing(NEEDED))).into());
     }
@@ -99,6 +100,20 @@ fn verify(lanes: &[Lane], workgroup_size: u32, fixed_size: Option<u32>) -> Check
     let written = lanes.iter().filter(|l| l.lane != harness::POISON).count() as u32;
     got.push(("lanes written".into(), written));
     want.push(("lanes written".into(), workgroup_size));
+    // The expected values below come from the IDs the device reported: check first that they
+    // describe a real partition of the workgroup. Each (subgroup, lane) once, lanes below the
+    // size, subgroup IDs 0, 1, … without gaps, and as many subgroups as the size implies.
+    let distinct = lanes.iter().map(|l| (l.subgroup_id, l.lane)).collect::<std::collections::BTreeSet<_>>().len();
+    got.push(("distinct (subgroup, lane) pairs".into(), distinct as u32));
+    want.push(("distinct (subgroup, lane) pairs".into(), workgroup_size));
+    let lanes_in_range = lanes.iter().filter(|l| l.lane < size).count() as u32;
+    got.push(("lanes below gl_SubgroupSize".into(), lanes_in_range));
+    want.push(("lanes below gl_SubgroupSize".into(), workgroup_size));
+    let ids: Vec<u32> = by_subgroup.keys().copied().collect();
+    got.push(("subgroup IDs without gaps".into(), u32::from(ids.iter().enumerate().all(|(i, &id)| id == i as u32))));
+    want.push(("subgroup IDs without gaps".into(), 1));
+    got.push(("subgroups".into(), by_subgroup.len() as u32));
+    want.push(("subgroups".into(), workgroup_size.div_ceil(size.max(1))));
     for (id, members) in &by_subgroup {
         let present: Vec<u32> = members.iter().map(|l| l.lane).collect();
         let sum = present.iter().fold(0u32, |s, l| s.wrapping_add(l.wrapping_add(1)));
