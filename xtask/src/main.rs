@@ -5,32 +5,53 @@
 //! * `cargo xtask run [NN|NN_name|all] [-- ARGS...]`: check prerequisites, build every sample
 //!   (`--release`), run the selected samples (default: all) with ARGS, print a result table.
 //! * `cargo xtask test [--quick]`: prerequisites, `cargo fmt --check`, docs include check,
-//!   clippy, unit tests, then every sample with `--validate` (skipped with `--quick`).
-//!   Stops at the first failing step.
+//!   clippy, unit tests, then (skipped with `--quick`) every sample with `--validate --json`,
+//!   on lavapipe also at subgroup sizes 4 and 16, and the fault-injection runs, which must
+//!   FAIL every check. Stops at the first failing step; prints each step's wall time.
+//! * `cargo xtask bench [--quick] [--out FILE] [--bin-dir DIR] [--peers FILE]`: every sample's
+//!   `--bench --json` in one JSON document (see `bench.rs`); with `--bin-dir`, prebuilt
+//!   binaries and no build (for a machine without cargo).
 //! * `cargo xtask docs`: docs include check, then `mdbook build docs` if mdbook is installed.
 //! * `cargo xtask prereqs` (not in the help): only the prerequisites check.
 //!
 //! Everything except xtask is built with `--release` only: shaderc builds its C++ library from
 //! source once per cargo profile, which takes a long time.
-//! Sample exit codes: 0 PASS, 1 FAIL, 2 ERROR, 77 SKIP; anything else (signal, panic) is a CRASH.
+//! Sample exit codes: 0 PASS, 1 FAIL, 2 ERROR, 3 FALLBACK (a fast path did not complete, a
+//! portable fallback produced the result), 77 SKIP; anything else (signal, panic) is a CRASH.
 //! xtask itself exits 0 on success, 1 when a step or sample fails, 2 on bad usage or a missing
 //! prerequisite.
 
+mod bench;
 mod docs_check;
+mod fault_injection;
+mod json;
 mod prereqs;
+mod report;
 mod samples;
 
 use std::env;
+use std::fmt::Display;
+use std::io;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::process::{Command, ExitCode, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 const USAGE: &str = "\
 usage: cargo xtask <command>
 
 commands:
   run [NN|NN_name|all] [-- ARGS...]   build and run samples (default: all), ARGS go to each sample
-  test [--quick]                      fmt, docs, clippy, unit tests, samples with --validate
-                                      (--quick skips the samples)
+  test [--quick]                      fmt, docs, clippy, unit tests, then every sample with
+                                      --validate --json (on lavapipe also at subgroup sizes 4 and
+                                      16) and the fault-injection runs (--quick skips the samples)
+  bench [--quick] [--out FILE] [--bin-dir DIR] [--peers FILE]
+                                      build, run 00_properties --json and every sample that has a
+                                      bench mode with --bench --json, gather the documents into one
+                                      JSON document in FILE (default: stdout).
+                                      --quick: each with --iters 5 --size 1048576;
+                                      --bin-dir: the prebuilt binaries in DIR, no build;
+                                      --peers: embed that JSON file (peers.py --json)
   docs                                check docs includes, build the book with mdbook
 ";
 
@@ -74,6 +95,7 @@ fn dispatch(args: &[String]) -> Result {
     match command.as_str() {
         "run" => samples::run(&root, rest),
         "test" => test(&root, rest),
+        "bench" => bench::run(&root, rest),
         "docs" => no_args(rest).and_then(|()| docs(&root)),
         "prereqs" => no_args(rest).and_then(|()| prereqs::ensure()),
         "help" | "-h" | "--help" => {
@@ -97,9 +119,36 @@ pub fn project_root() -> PathBuf {
     manifest_dir.parent().unwrap_or(manifest_dir).to_path_buf()
 }
 
+/// Set when stdout carries a document (`bench`): progress lines then go to stderr.
+static STDOUT_IS_RESERVED: AtomicBool = AtomicBool::new(false);
+
+/// Keeps stdout for a document: from now on [`progress`] and [`step`] write to stderr, and so
+/// do the tools xtask runs (cargo, apt-get) through [`progress_stdio`].
+pub fn reserve_stdout() {
+    STDOUT_IS_RESERVED.store(true, Ordering::SeqCst);
+}
+
+/// Prints a progress line: stdout, or stderr once stdout is reserved.
+pub fn progress(line: impl Display) {
+    if STDOUT_IS_RESERVED.load(Ordering::SeqCst) {
+        eprintln!("{line}");
+    } else {
+        println!("{line}");
+    }
+}
+
+/// Where a tool's stdout goes: the terminal's stdout, or stderr once stdout is reserved.
+pub fn progress_stdio() -> Stdio {
+    if STDOUT_IS_RESERVED.load(Ordering::SeqCst) {
+        io::stderr().into()
+    } else {
+        Stdio::inherit()
+    }
+}
+
 /// Prints a step header: `==> what`.
 pub fn step(what: &str) {
-    println!("==> {what}");
+    progress(format!("==> {what}"));
 }
 
 /// Announces and runs `cargo ARGS` in the project root (cargo from `$CARGO`, else `cargo`).
@@ -107,7 +156,7 @@ pub fn cargo_step(root: &Path, args: &[&str]) -> Result {
     let what = format!("cargo {}", args.join(" "));
     step(&what);
     let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    run_checked(Command::new(cargo).current_dir(root).args(args), &what)
+    run_checked(Command::new(cargo).current_dir(root).args(args).stdout(progress_stdio()), &what)
 }
 
 /// Runs `cmd` (described as `what` in errors), failing unless it exits successfully.
@@ -119,28 +168,71 @@ pub fn run_checked(cmd: &mut Command, what: &str) -> Result {
     }
 }
 
+/// The wall time of each step, printed at the end whether the steps passed or not.
+#[derive(Default)]
+struct StepTimes(Vec<(String, Duration)>);
+
+impl StepTimes {
+    /// Runs `body` as the step `name`, recording its wall time.
+    fn time(&mut self, name: &str, body: impl FnOnce() -> Result) -> Result {
+        let start = Instant::now();
+        let result = body();
+        self.0.push((name.to_string(), start.elapsed()));
+        result
+    }
+
+    fn print(&self) {
+        let width = self.0.iter().map(|(name, _)| name.len()).max().unwrap_or(0).max(5);
+        println!("\n{:<width$}  {:>8}", "step", "seconds");
+        for (name, time) in &self.0 {
+            println!("{name:<width$}  {:>8.1}", time.as_secs_f64());
+        }
+        let total: Duration = self.0.iter().map(|(_, time)| *time).sum();
+        println!("{:<width$}  {:>8.1}", "total", total.as_secs_f64());
+    }
+}
+
 fn test(root: &Path, args: &[String]) -> Result {
     let quick = match args {
         [] => false,
         [flag] if flag == "--quick" => true,
         _ => return Err(Error::usage(format!("test: unexpected arguments: {}", args.join(" ")))),
     };
-    step("prerequisites");
-    prereqs::ensure()?;
-    cargo_step(root, &["fmt", "--all", "--", "--check"])?;
-    step("docs include check");
-    docs_check::run(root)?;
-    cargo_step(root, &["clippy", "--release", "--workspace", "--all-targets", "--", "-D", "warnings"])?;
-    cargo_step(root, &["test", "--release", "--workspace", "--exclude", "xtask"])?;
-    cargo_step(root, &["test", "--package", "xtask"])?;
-    if quick {
-        step("samples with --validate: skipped (--quick)");
-    } else {
-        step("samples with --validate");
-        samples::validate_all(root)?;
-    }
+    let mut times = StepTimes::default();
+    let result = test_steps(root, quick, &mut times);
+    times.print();
+    result?;
     println!("test: all steps passed");
     Ok(())
+}
+
+/// The steps of `cargo xtask test`, in order, each timed; stops at the first that fails.
+fn test_steps(root: &Path, quick: bool, times: &mut StepTimes) -> Result {
+    let cargo = |args: &'static [&'static str]| move || cargo_step(root, args);
+    times.time("prerequisites", || {
+        step("prerequisites");
+        prereqs::ensure()
+    })?;
+    times.time("fmt", cargo(&["fmt", "--all", "--", "--check"]))?;
+    times.time("docs include check", || {
+        step("docs include check");
+        docs_check::run(root)
+    })?;
+    times.time("clippy", cargo(&["clippy", "--release", "--workspace", "--all-targets", "--", "-D", "warnings"]))?;
+    times.time("unit tests", cargo(&["test", "--release", "--workspace", "--exclude", "xtask"]))?;
+    times.time("xtask unit tests", cargo(&["test", "--package", "xtask"]))?;
+    if quick {
+        step("samples with --validate --json and fault injection: skipped (--quick)");
+        return Ok(());
+    }
+    times.time("samples", || {
+        step("samples with --validate --json");
+        samples::validate_all(root)
+    })?;
+    times.time("fault injection", || {
+        step("fault injection: every check must FAIL");
+        fault_injection::run(&samples::Samples::workspace(root)?)
+    })
 }
 
 fn docs(root: &Path) -> Result {

@@ -9,7 +9,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::{run_checked, Error, Result};
+use crate::{progress, progress_stdio, run_checked, Error, Result};
 
 /// (what is needed, its Debian package, a finder returning a short description of what it found)
 type Prereq = (&'static str, &'static str, fn() -> Option<String>);
@@ -46,12 +46,12 @@ pub fn ensure() -> Result {
         let how = format!("install them with:\n    sudo apt-get install -y {pkgs}");
         return Err(Error::usage(format!("missing: {names}\n{how}")));
     }
-    println!("missing: {names}; installing {pkgs}");
+    progress(format!("missing: {names}; installing {pkgs}"));
     let mut install = Command::new("apt-get");
     install.env("DEBIAN_FRONTEND", "noninteractive");
     install.args(["install", "-y", "--no-install-recommends"]).args(pkgs.split(' '));
-    run_checked(Command::new("apt-get").arg("update"), "apt-get update")
-        .and_then(|()| run_checked(&mut install, "apt-get install"))
+    run_checked(Command::new("apt-get").arg("update").stdout(progress_stdio()), "apt-get update")
+        .and_then(|()| run_checked(install.stdout(progress_stdio()), "apt-get install"))
         .map_err(|e| Error::usage(e.msg))?;
     let still: Vec<&str> = check().iter().map(|p| p.0).collect();
     if still.is_empty() {
@@ -71,7 +71,7 @@ fn check() -> Vec<&'static Prereq> {
         }
     }
     if missing.is_empty() {
-        println!("prerequisites: ok ({})", found.join(", "));
+        progress(format!("prerequisites: ok ({})", found.join(", ")));
     }
     missing
 }
@@ -126,14 +126,15 @@ pub fn find_on_path(name: &str) -> Option<PathBuf> {
     env::split_paths(&path).map(|dir| dir.join(name)).find(|file| is_executable(file))
 }
 
+/// Whether `file` is a file that may be executed.
 #[cfg(unix)]
-fn is_executable(file: &Path) -> bool {
+pub fn is_executable(file: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     fs::metadata(file).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 #[cfg(not(unix))]
-fn is_executable(file: &Path) -> bool {
+pub fn is_executable(file: &Path) -> bool {
     file.is_file()
 }
 

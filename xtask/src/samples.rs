@@ -1,5 +1,6 @@
 //! Samples: discovery (`samples/NN_name/`, binary `NN_name`), building, running, result table.
-//! Used by `cargo xtask run` and by the `--validate` step of `cargo xtask test`.
+//! Used by `cargo xtask run`, by the samples step of `cargo xtask test` (every sample with
+//! `--validate --json`, judged by exit code and document) and by `cargo xtask bench`.
 
 use std::env;
 use std::fs;
@@ -9,7 +10,11 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::{cargo_step, prereqs, step, Error, Result};
+use crate::report::Document;
+use crate::{cargo_step, prereqs, progress, step, Error, Result};
+
+/// The sample that prints the device facts; it takes neither `--bench` nor `--inject-fault`.
+pub const PROPERTIES: &str = "00_properties";
 
 /// Extra arguments that keep a sample small under `cargo xtask test`, by binary name, e.g.
 /// `("05_scan", &["--size", "65536"])`. Empty for now: the samples' defaults are small.
@@ -23,13 +28,10 @@ const ALTERNATE_PATHS: &[(&str, &[&str])] = &[
     // into the result with one atomic per workgroup where an atomic exists).
     ("02_reduce", &["--variant", "fast", "--fast-result", "last-workgroup"]),
     // Each look-back whatever the device's default: a subgroup without elements looking back
-    // while the others load (the default on a GPU with a fixed subgroup size), the first
-    // subgroup after the tile scan (the default elsewhere, lavapipe included), the workgroup.
+    // while the others load (the default on a GPU with a fixed subgroup size), and the first
+    // subgroup after the tile scan (the default elsewhere, lavapipe included).
     ("03_scan", &["--variant", "single-pass", "--lookback", "subgroup"]),
-    ("03_scan", &["--variant", "single-pass", "--lookback", "narrow"]),
-    ("03_scan", &["--variant", "single-pass", "--lookback", "wide"]),
-    // Packed tile states (all in few cache lines), the layout before session 6.
-    ("03_scan", &["--variant", "single-pass", "--state-stride", "1"]),
+    LOOKBACK_NARROW,
     // Bench mode: warm-up (clock probe, copies), copy ceiling and timestamps, at a small size.
     ("02_reduce", &["--bench", "--size", "4099", "--iters", "3"]),
     // The atomic result's alternating accumulators over many runs, several workgroups.
@@ -37,131 +39,150 @@ const ALTERNATE_PATHS: &[(&str, &[&str])] = &[
     ("03_scan", &["--bench", "--size", "4099", "--iters", "3"]),
 ];
 
+/// The scan's look-back by the first subgroup after the tile scan: of the alternate paths, the
+/// one also run at every lavapipe width.
+const LOOKBACK_NARROW: (&str, &[&str]) = ("03_scan", &["--variant", "single-pass", "--lookback", "narrow"]);
+
+/// A lavapipe subgroup size other than its default 8: lavapipe's subgroup is LLVM's native
+/// vector width in 32-bit lanes, set with `LP_NATIVE_VECTOR_WIDTH`.
+struct LavapipeWidth {
+    /// Table label, e.g. `sg4`.
+    label: &'static str,
+    subgroup_size: u32,
+    /// The value of `LP_NATIVE_VECTOR_WIDTH` (bits).
+    vector_width: &'static str,
+}
+
+/// The subgroup sizes that `test` adds on lavapipe, each for every sample's default run (but
+/// 00_properties') plus [`LOOKBACK_NARROW`].
+const LAVAPIPE_WIDTHS: &[LavapipeWidth] = &[
+    LavapipeWidth { label: "sg4", subgroup_size: 4, vector_width: "128" },
+    LavapipeWidth { label: "sg16", subgroup_size: 16, vector_width: "512" },
+];
+
 /// Validation-layer message markers: output containing one fails `test` even after exit 0.
 const VALIDATION_MARKERS: &[&str] = &["VUID-", "SYNC-HAZARD", "Validation Error"];
 
+/// The sample exit code for FALLBACK: a fast path did not complete and a portable fallback
+/// produced the checked result.
+pub const EXIT_FALLBACK: i32 = 3;
+/// The sample exit code for SKIP: the device lacks a required feature.
+pub const EXIT_SKIP: i32 = 77;
+
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Outcome {
+pub enum Outcome {
     Pass,
     Fail,
     Error,
+    Fallback,
     Skip,
     Crash,
 }
 
 impl Outcome {
     /// From a sample's exit code (`None`: killed by a signal).
-    fn from_code(code: Option<i32>) -> Self {
+    pub fn from_code(code: Option<i32>) -> Self {
         match code {
             Some(0) => Outcome::Pass,
             Some(1) => Outcome::Fail,
             Some(2) => Outcome::Error,
-            Some(77) => Outcome::Skip,
+            Some(EXIT_FALLBACK) => Outcome::Fallback,
+            Some(EXIT_SKIP) => Outcome::Skip,
             _ => Outcome::Crash,
         }
     }
 
+    /// FALLBACK is not a failure here: `test` turns a FALLBACK it does not accept into FAIL.
     fn is_failure(self) -> bool {
         matches!(self, Outcome::Fail | Outcome::Error | Outcome::Crash)
     }
 
-    fn label(self) -> &'static str {
+    /// The name of the outcome, also the document's `status` for PASS, FAIL, FALLBACK and SKIP.
+    pub fn label(self) -> &'static str {
         match self {
             Outcome::Pass => "PASS",
             Outcome::Fail => "FAIL",
             Outcome::Error => "ERROR",
+            Outcome::Fallback => "FALLBACK",
             Outcome::Skip => "SKIP",
             Outcome::Crash => "CRASH",
         }
     }
 }
 
-/// `cargo xtask run [NN|NN_name|all] [-- ARGS...]`
-pub fn run(root: &Path, args: &[String]) -> Result {
-    let (selectors, extra) = match args.iter().position(|a| a == "--") {
-        Some(i) => (&args[..i], &args[i + 1..]),
-        None => (args, &[][..]),
-    };
-    let all = discover(root)?;
-    let selected = match selectors {
-        [] => select(&all, "all"),
-        [one] => select(&all, one),
-        _ => return Err(Error::usage("run: give one sample, then `--` and its arguments")),
-    };
-    if selected.is_empty() {
-        return Err(Error::usage(format!(
-            "unknown sample `{}`; use NN, NN_name or all. Samples:\n  {}",
-            selectors.join(" "),
-            all.join("\n  ")
-        )));
-    }
-    prereqs::ensure()?;
-    let jobs: Vec<(&String, Vec<String>)> = selected.iter().map(|&name| (name, extra.to_vec())).collect();
-    run_samples(root, &jobs, false)
+/// The sample binaries: their names, where they are and where they run.
+pub struct Samples {
+    /// Binary names (`NN_name`), sorted.
+    pub names: Vec<String>,
+    bin_dir: PathBuf,
+    /// The samples' working directory: the project root, or xtask's own for prebuilt binaries
+    /// (whose project root, compiled into xtask, may not exist where they run).
+    work_dir: Option<PathBuf>,
 }
 
-/// Runs every sample with `--validate` (and its `SMALL_ARGS`), then the `ALTERNATE_PATHS`: any
-/// exit other than 0 or 77, or a validation message in the output, fails.
-pub fn validate_all(root: &Path) -> Result {
-    let all = discover(root)?;
-    let args = |list: &[&str]| list.iter().map(|a| a.to_string()).collect::<Vec<_>>();
-    let mut jobs: Vec<(&String, Vec<String>)> = Vec::new();
-    for name in select(&all, "all") {
-        let small = SMALL_ARGS.iter().find(|(n, _)| n == name).map_or(&[][..], |(_, a)| a);
-        jobs.push((name, args(small)));
-    }
-    for (binary, extra) in ALTERNATE_PATHS {
-        if let Some(name) = all.iter().find(|n| n == binary) {
-            jobs.push((name, args(extra)));
+impl Samples {
+    /// The workspace's samples (`samples/NN_name/`), where `cargo build --release` puts them:
+    /// `<target>/release`, target being `$CARGO_TARGET_DIR` (relative to the root) or `target`.
+    pub fn workspace(root: &Path) -> Result<Self> {
+        let dir = root.join("samples");
+        let entries = fs::read_dir(&dir).map_err(|e| Error::failed(format!("cannot list {}: {e}", dir.display())))?;
+        let mut names: Vec<String> = entries
+            .filter_map(|entry| entry.ok())
+            .filter(|entry| entry.path().join("Cargo.toml").is_file())
+            .map(|entry| entry.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        if names.is_empty() {
+            return Err(Error::failed(format!("no samples found in {}", dir.display())));
         }
-    }
-    run_samples(root, &jobs, true)
-}
-
-/// Builds, then runs each (sample, arguments) job, with `--validate` and capture if `validate`.
-fn run_samples(root: &Path, jobs: &[(&String, Vec<String>)], validate: bool) -> Result {
-    build(root)?;
-    let mut results = Vec::new();
-    for (name, extra) in jobs {
-        let name = *name;
-        let mut cmd = Command::new(binary(root, name));
-        cmd.current_dir(root);
-        if validate {
-            cmd.arg("--validate").stdin(Stdio::null());
-        }
-        cmd.args(extra);
-        let args: Vec<_> = cmd.get_args().map(|a| a.to_string_lossy()).collect();
-        step(format!("{name} {}", args.join(" ")).trim_end());
-        let start = Instant::now();
-        // Capture (for the validation markers) only under `test`: `run` keeps the terminal.
-        let result = if validate { run_tee(&mut cmd) } else { cmd.status().map(|status| (status, String::new())) };
-        let outcome = match result {
-            Ok((status, output)) => outcome_of(name, status, &output),
-            Err(e) => {
-                eprintln!("{name}: cannot run {}: {e}", binary(root, name).display());
-                Outcome::Error
-            }
+        let target = match env::var_os("CARGO_TARGET_DIR") {
+            Some(dir) if !dir.is_empty() => root.join(dir),
+            _ => root.join("target"),
         };
-        let label = if extra.is_empty() { name.clone() } else { format!("{name} {}", extra.join(" ")) };
-        results.push((label, outcome, start.elapsed()));
+        Ok(Samples { names, bin_dir: target.join("release"), work_dir: Some(root.to_path_buf()) })
     }
-    finish(&results)
+
+    /// Prebuilt sample binaries in `dir`: every executable named `NN_name` (so not xtask).
+    pub fn prebuilt(dir: &Path) -> Result<Self> {
+        let entries = fs::read_dir(dir).map_err(|e| Error::usage(format!("cannot list {}: {e}", dir.display())))?;
+        let mut names: Vec<String> = entries
+            .filter_map(|entry| entry.ok())
+            .filter(|entry| prereqs::is_executable(&entry.path()))
+            .filter_map(|entry| {
+                let file_name = entry.file_name().into_string().ok()?;
+                let name = file_name.strip_suffix(env::consts::EXE_SUFFIX)?;
+                is_sample_name(name).then(|| name.to_string())
+            })
+            .collect();
+        names.sort();
+        if names.is_empty() {
+            return Err(Error::usage(format!("no sample binaries (NN_name) in {}", dir.display())));
+        }
+        Ok(Samples { names, bin_dir: dir.to_path_buf(), work_dir: None })
+    }
+
+    pub fn contains(&self, name: &str) -> bool {
+        self.names.iter().any(|n| n == name)
+    }
+
+    pub fn path(&self, name: &str) -> PathBuf {
+        self.bin_dir.join(format!("{name}{}", env::consts::EXE_SUFFIX))
+    }
+
+    /// A command that runs sample `name` in the samples' working directory.
+    pub fn command(&self, name: &str) -> Command {
+        let mut cmd = Command::new(self.path(name));
+        if let Some(dir) = &self.work_dir {
+            cmd.current_dir(dir);
+        }
+        cmd
+    }
 }
 
-/// Sample binary names: the folder names under `samples/` that hold a Cargo.toml, sorted.
-fn discover(root: &Path) -> Result<Vec<String>> {
-    let dir = root.join("samples");
-    let entries = fs::read_dir(&dir).map_err(|e| Error::failed(format!("cannot list {}: {e}", dir.display())))?;
-    let mut names: Vec<String> = entries
-        .filter_map(|entry| entry.ok())
-        .filter(|entry| entry.path().join("Cargo.toml").is_file())
-        .map(|entry| entry.file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    if names.is_empty() {
-        return Err(Error::failed(format!("no samples found in {}", dir.display())));
-    }
-    Ok(names)
+/// `NN_name`: two digits, an underscore, a name.
+fn is_sample_name(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    bytes.len() > 3 && bytes[..2].iter().all(u8::is_ascii_digit) && bytes[2] == b'_'
 }
 
 /// The samples matching `all`, `NN` or `NN_name`.
@@ -173,86 +194,300 @@ fn select<'a>(all: &'a [String], selector: &str) -> Vec<&'a String> {
         .collect()
 }
 
-fn build(root: &Path) -> Result {
+/// Builds every sample (`--release`).
+pub fn build(root: &Path) -> Result {
     cargo_step(root, &["build", "--release", "--bins", "--workspace", "--exclude", "xtask"])
 }
 
-/// `<target>/release/<name>`, target being `$CARGO_TARGET_DIR` (relative to the root) or `target`.
-fn binary(root: &Path, name: &str) -> PathBuf {
-    let target = match env::var_os("CARGO_TARGET_DIR") {
-        Some(dir) if !dir.is_empty() => root.join(dir),
-        _ => root.join("target"),
-    };
-    target.join("release").join(format!("{name}{}", env::consts::EXE_SUFFIX))
+/// One line of a result table.
+struct Row {
+    label: String,
+    outcome: Outcome,
+    time: Duration,
 }
 
-/// The outcome from the exit status, turning a PASS into a FAIL if `output` holds a validation
-/// message.
-fn outcome_of(name: &str, status: ExitStatus, output: &str) -> Outcome {
-    let outcome = Outcome::from_code(status.code());
-    let marker = VALIDATION_MARKERS.iter().find(|m| output.contains(**m));
-    match (outcome, marker) {
-        (Outcome::Crash, _) => eprintln!("{name}: crashed ({status})"),
-        (Outcome::Pass, Some(marker)) => {
-            eprintln!("{name}: exited 0 but its output contains `{marker}`: FAIL");
+/// `cargo xtask run [NN|NN_name|all] [-- ARGS...]`
+pub fn run(root: &Path, args: &[String]) -> Result {
+    let (selectors, extra) = match args.iter().position(|a| a == "--") {
+        Some(i) => (&args[..i], &args[i + 1..]),
+        None => (args, &[][..]),
+    };
+    let samples = Samples::workspace(root)?;
+    let selected = match selectors {
+        [] => select(&samples.names, "all"),
+        [one] => select(&samples.names, one),
+        _ => return Err(Error::usage("run: give one sample, then `--` and its arguments")),
+    };
+    if selected.is_empty() {
+        return Err(Error::usage(format!(
+            "unknown sample `{}`; use NN, NN_name or all. Samples:\n  {}",
+            selectors.join(" "),
+            samples.names.join("\n  ")
+        )));
+    }
+    prereqs::ensure()?;
+    build(root)?;
+    let mut rows = Vec::new();
+    for name in selected {
+        let mut cmd = samples.command(name);
+        cmd.args(extra);
+        let label = command_line(&cmd, name);
+        step(&label);
+        let start = Instant::now();
+        // The sample keeps the terminal: nothing is captured.
+        let outcome = match cmd.status() {
+            Ok(status) => {
+                let outcome = Outcome::from_code(status.code());
+                if outcome == Outcome::Crash {
+                    eprintln!("{name}: crashed ({status})");
+                }
+                outcome
+            }
+            Err(e) => {
+                eprintln!("{name}: cannot run {}: {e}", samples.path(name).display());
+                Outcome::Error
+            }
+        };
+        rows.push(Row { label, outcome, time: start.elapsed() });
+    }
+    finish(&rows)
+}
+
+/// One validation run under `test`.
+struct Job<'a> {
+    name: &'a str,
+    args: Vec<String>,
+    /// The lavapipe subgroup size it runs at, if not the default.
+    width: Option<&'static LavapipeWidth>,
+}
+
+impl Job<'_> {
+    /// `name args [sgN]`, for the result table.
+    fn label(&self) -> String {
+        let mut label = self.name.to_string();
+        for arg in &self.args {
+            label.push(' ');
+            label.push_str(arg);
+        }
+        if let Some(width) = self.width {
+            label.push_str(&format!(" [{}]", width.label));
+        }
+        label
+    }
+}
+
+/// The samples step of `cargo xtask test`: builds, then runs every sample (with its
+/// `SMALL_ARGS`) and the `ALTERNATE_PATHS` with `--validate --json`, and on lavapipe also every
+/// sample's default run and [`LOOKBACK_NARROW`] at the [`LAVAPIPE_WIDTHS`]. Each run is judged
+/// by its exit code and its document ([`judge_validation`]).
+pub fn validate_all(root: &Path) -> Result {
+    let samples = Samples::workspace(root)?;
+    build(root)?;
+    let on_lavapipe = runs_on_lavapipe(&samples);
+    if !on_lavapipe {
+        progress("subgroup sizes 4 and 16 are lavapipe-only (LP_NATIVE_VECTOR_WIDTH): skipped on this driver");
+    }
+    let rows: Vec<Row> =
+        validation_jobs(&samples.names, on_lavapipe).iter().map(|job| validate(&samples, job)).collect();
+    finish(&rows)
+}
+
+/// The validation runs of [`validate_all`] for the samples `names`.
+fn validation_jobs(names: &[String], on_lavapipe: bool) -> Vec<Job<'_>> {
+    let to_args = |list: &[&str]| list.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+    let present = |name: &str| names.iter().find(|n| *n == name);
+    let mut jobs = Vec::new();
+    for name in names {
+        let small = SMALL_ARGS.iter().find(|(n, _)| n == name).map_or(&[][..], |(_, a)| a);
+        jobs.push(Job { name, args: to_args(small), width: None });
+    }
+    for (name, args) in ALTERNATE_PATHS {
+        if let Some(name) = present(name) {
+            jobs.push(Job { name, args: to_args(args), width: None });
+        }
+    }
+    if on_lavapipe {
+        for width in LAVAPIPE_WIDTHS {
+            for name in names.iter().filter(|name| *name != PROPERTIES) {
+                jobs.push(Job { name, args: Vec::new(), width: Some(width) });
+            }
+            let (name, args) = LOOKBACK_NARROW;
+            if let Some(name) = present(name) {
+                jobs.push(Job { name, args: to_args(args), width: Some(width) });
+            }
+        }
+    }
+    jobs
+}
+
+/// Whether the samples run on lavapipe, from `00_properties --json`.
+fn runs_on_lavapipe(samples: &Samples) -> bool {
+    if !samples.contains(PROPERTIES) {
+        progress(format!("no {PROPERTIES}: the device is unknown"));
+        return false;
+    }
+    let mut cmd = samples.command(PROPERTIES);
+    cmd.arg("--json");
+    step(&format!("{} (which driver)", command_line(&cmd, PROPERTIES)));
+    match run_captured(&mut cmd) {
+        Ok(run) if run.status.success() => run.stdout.contains("llvmpipe"),
+        Ok(run) => {
+            eprintln!("{PROPERTIES}: {}: the device is unknown", run.status);
+            false
+        }
+        Err(e) => {
+            eprintln!("{PROPERTIES}: cannot run: {e}: the device is unknown");
+            false
+        }
+    }
+}
+
+/// Runs one job with `--validate --json` and judges it.
+fn validate(samples: &Samples, job: &Job) -> Row {
+    let mut cmd = samples.command(job.name);
+    cmd.args(["--validate", "--json"]).args(&job.args);
+    let mut shown = command_line(&cmd, job.name);
+    if let Some(width) = job.width {
+        cmd.env("LP_NATIVE_VECTOR_WIDTH", width.vector_width);
+        shown = format!("LP_NATIVE_VECTOR_WIDTH={} {shown}", width.vector_width);
+    }
+    step(&shown);
+    let label = job.label();
+    let start = Instant::now();
+    let outcome = match run_captured(&mut cmd) {
+        Ok(run) => judge_validation(&label, &run, job.width.map(|w| w.subgroup_size)),
+        Err(e) => {
+            eprintln!("{label}: cannot run {}: {e}", samples.path(job.name).display());
+            Outcome::Error
+        }
+    };
+    Row { label, outcome, time: start.elapsed() }
+}
+
+/// The outcome of a `--validate --json` run: the exit code's, except that
+/// * a PASS or FALLBACK needs a JSON document on stdout whose `status` says the same;
+/// * a validation message anywhere in the output turns a PASS or FALLBACK into FAIL;
+/// * a FALLBACK counts only on a CPU device (lavapipe), whose workgroups have no
+///   forward-progress guarantee between them; elsewhere every fast path must complete;
+/// * at a lavapipe width, a device reporting another subgroup size fails (the row would lie).
+fn judge_validation(label: &str, run: &Captured, subgroup_size: Option<u32>) -> Outcome {
+    let outcome = Outcome::from_code(run.status.code());
+    match outcome {
+        Outcome::Crash => {
+            eprintln!("{label}: crashed ({})", run.status);
+            return outcome;
+        }
+        Outcome::Pass | Outcome::Fallback => {}
+        Outcome::Fail | Outcome::Error | Outcome::Skip => return outcome,
+    }
+    let document = match Document::parse(&run.stdout) {
+        Ok(document) => document,
+        Err(why) => {
+            eprintln!("{label}: {} but stdout is not one JSON document ({why}): FAIL", run.status);
             return Outcome::Fail;
         }
-        _ => {}
+    };
+    if document.status() != Some(outcome.label()) {
+        let status = document.status().unwrap_or("missing");
+        eprintln!("{label}: {} but the document's status is {status}: FAIL", run.status);
+        return Outcome::Fail;
+    }
+    let output = format!("{}\n{}", run.stdout, run.stderr);
+    if let Some(marker) = VALIDATION_MARKERS.iter().find(|m| output.contains(**m)) {
+        eprintln!("{label}: {} but its output contains `{marker}`: FAIL", outcome.label());
+        return Outcome::Fail;
+    }
+    if let (Some(expected), Some(reported)) = (subgroup_size, document.subgroup_size()) {
+        if expected != reported {
+            eprintln!("{label}: the device reports subgroup size {reported}, not {expected}: FAIL");
+            return Outcome::Fail;
+        }
+    }
+    if outcome == Outcome::Fallback {
+        match document.device_type() {
+            Some("CPU") => println!("FALLBACK accepted: CPU device (no forward-progress guarantee between workgroups)"),
+            other => {
+                let device_type = other.unwrap_or("unknown");
+                eprintln!("{label}: FALLBACK on a {device_type} device, where every fast path must complete: FAIL");
+                return Outcome::Fail;
+            }
+        }
     }
     outcome
 }
 
-/// Runs `cmd`, echoing its stdout and stderr as they come, and returns both as one text.
-fn run_tee(cmd: &mut Command) -> io::Result<(ExitStatus, String)> {
-    let mut child = cmd.stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
-    let stdout = child.stdout.take();
-    let stderr = child.stderr.take();
-    let stderr_thread = thread::spawn(move || tee(stderr, io::stderr()));
-    let mut output = tee(stdout, io::stdout());
-    output.push(b'\n');
-    output.extend(stderr_thread.join().unwrap_or_default());
-    let status = child.wait()?;
-    Ok((status, String::from_utf8_lossy(&output).into_owned()))
+/// `name ARGS` of a sample command, for step headers and table rows.
+fn command_line(cmd: &Command, name: &str) -> String {
+    let args: Vec<_> = cmd.get_args().map(|a| a.to_string_lossy()).collect();
+    format!("{name} {}", args.join(" ")).trim_end().to_string()
 }
 
-fn tee(source: Option<impl Read>, mut sink: impl Write) -> Vec<u8> {
+/// What a run with captured output left.
+pub struct Captured {
+    pub status: ExitStatus,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs `cmd` with stdin closed, capturing stdout (the JSON document under `--json`) and
+/// stderr; stderr also goes on to the terminal as it comes.
+pub fn run_captured(cmd: &mut Command) -> io::Result<Captured> {
+    let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
+    let stdout = child.stdout.take();
+    let stderr = child.stderr.take();
+    // Both pipes are drained at once: a child blocked on a full stderr would never close stdout.
+    let stderr_thread = thread::spawn(move || tee(stderr, Some(io::stderr())));
+    let stdout = tee(stdout, None::<io::Stdout>);
+    let stderr = stderr_thread.join().unwrap_or_default();
+    let status = child.wait()?;
+    let text = |bytes: Vec<u8>| String::from_utf8_lossy(&bytes).into_owned();
+    Ok(Captured { status, stdout: text(stdout), stderr: text(stderr) })
+}
+
+/// Reads `source` to its end, copying it to `sink` (if any) as it comes; returns all of it.
+fn tee(source: Option<impl Read>, mut sink: Option<impl Write>) -> Vec<u8> {
     let mut all = Vec::new();
     let mut buf = [0; 8192];
     if let Some(mut source) = source {
         while let Ok(n @ 1..) = source.read(&mut buf) {
             all.extend_from_slice(&buf[..n]);
-            let _ = sink.write_all(&buf[..n]).and_then(|()| sink.flush());
+            if let Some(sink) = &mut sink {
+                let _ = sink.write_all(&buf[..n]).and_then(|()| sink.flush());
+            }
         }
     }
     all
 }
 
-/// Prints the result table; fails if any sample failed, errored or crashed.
-fn finish(results: &[(String, Outcome, Duration)]) -> Result {
-    let width = results.iter().map(|(name, ..)| name.len()).max().unwrap_or(0).max(6);
-    println!("\n{:<width$}  {:<6}  {:>8}", "sample", "result", "seconds");
-    for (name, outcome, time) in results {
-        println!("{name:<width$}  {:<6}  {:>8.2}", outcome.label(), time.as_secs_f64());
+/// Prints the result table; fails if any run failed, errored or crashed.
+fn finish(rows: &[Row]) -> Result {
+    let width = rows.iter().map(|row| row.label.len()).max().unwrap_or(0).max(6);
+    println!("\n{:<width$}  {:<8}  {:>8}", "sample", "result", "seconds");
+    for row in rows {
+        println!("{:<width$}  {:<8}  {:>8.2}", row.label, row.outcome.label(), row.time.as_secs_f64());
     }
-    let failed = results.iter().filter(|(_, outcome, _)| outcome.is_failure()).count();
+    let failed = rows.iter().filter(|row| row.outcome.is_failure()).count();
     if failed == 0 {
         Ok(())
     } else {
-        Err(Error::failed(format!("{failed} of {} sample(s) failed", results.len())))
+        Err(Error::failed(format!("{failed} of {} sample run(s) failed", rows.len())))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::tests::document;
 
     #[test]
     fn exit_codes() {
-        let outcomes: Vec<_> =
-            [Some(0), Some(1), Some(2), Some(77), Some(101), None].into_iter().map(Outcome::from_code).collect();
+        let outcomes: Vec<_> = [Some(0), Some(1), Some(2), Some(3), Some(77), Some(101), None]
+            .into_iter()
+            .map(Outcome::from_code)
+            .collect();
         use Outcome::*;
-        assert_eq!(outcomes, [Pass, Fail, Error, Skip, Crash, Crash]);
-        assert!(!Skip.is_failure() && !Pass.is_failure() && Error.is_failure());
+        assert_eq!(outcomes, [Pass, Fail, Error, Fallback, Skip, Crash, Crash]);
+        assert!(!Skip.is_failure() && !Pass.is_failure() && !Fallback.is_failure() && Error.is_failure());
     }
 
     #[test]
@@ -265,17 +500,85 @@ mod tests {
         assert!(select(&all, "reduce").is_empty());
     }
 
+    #[test]
+    fn sample_names() {
+        assert!(is_sample_name("00_properties") && is_sample_name("03_scan"));
+        assert!(
+            !is_sample_name("xtask") && !is_sample_name("0_x") && !is_sample_name("03_") && !is_sample_name("ab_c")
+        );
+    }
+
+    #[test]
+    fn job_labels() {
+        let width = &LAVAPIPE_WIDTHS[0];
+        let job = Job { name: "03_scan", args: vec!["--lookback".into(), "narrow".into()], width: Some(width) };
+        assert_eq!(job.label(), "03_scan --lookback narrow [sg4]");
+        assert_eq!(Job { name: "02_reduce", args: Vec::new(), width: None }.label(), "02_reduce");
+    }
+
+    #[test]
+    fn validation_matrix() {
+        let names: Vec<String> =
+            ["00_properties", "01_hello_subgroup", "02_reduce", "03_scan"].map(String::from).into();
+        let labels = |jobs: Vec<Job>| jobs.iter().map(Job::label).collect::<Vec<_>>();
+        let default_width = labels(validation_jobs(&names, false));
+        assert_eq!(default_width.len(), names.len() + ALTERNATE_PATHS.len());
+        assert_eq!(default_width[..4], names[..]);
+        assert!(default_width.iter().all(|label| !label.contains("[sg")));
+        assert!(default_width.iter().all(|label| !label.contains("wide") && !label.contains("--state-stride")));
+
+        let lavapipe = labels(validation_jobs(&names, true));
+        let at = |width: &str| lavapipe.iter().filter(|label| label.ends_with(width)).cloned().collect::<Vec<_>>();
+        let subset = ["01_hello_subgroup", "02_reduce", "03_scan", "03_scan --variant single-pass --lookback narrow"];
+        assert_eq!(at(" [sg4]"), subset.map(|label| format!("{label} [sg4]")));
+        assert_eq!(at(" [sg16]"), subset.map(|label| format!("{label} [sg16]")));
+        assert_eq!(lavapipe.len(), default_width.len() + 2 * subset.len());
+        // Samples that are missing are left out, alternate paths included.
+        let fewer: Vec<String> = ["00_properties", "02_reduce"].map(String::from).into();
+        assert!(labels(validation_jobs(&fewer, true)).iter().all(|label| !label.starts_with("03_scan")));
+    }
+
+    #[cfg(unix)]
+    fn captured(code: i32, stdout: &str, stderr: &str) -> Captured {
+        use std::os::unix::process::ExitStatusExt;
+        let status = ExitStatus::from_raw(code << 8);
+        Captured { status, stdout: stdout.to_string(), stderr: stderr.to_string() }
+    }
+
     #[cfg(unix)]
     #[test]
-    fn validation_messages_fail_a_pass() {
-        use std::os::unix::process::ExitStatusExt;
-        let script = "echo fine; echo 'VUID-vkCmdDispatch-None-08606' >&2";
-        let mut cmd = Command::new("sh");
-        let (status, output) = run_tee(cmd.args(["-c", script])).unwrap();
-        assert!(output.contains("fine") && output.contains("VUID-"));
-        assert_eq!(outcome_of("x", status, &output), Outcome::Fail);
-        assert_eq!(outcome_of("x", status, "all good"), Outcome::Pass);
-        assert_eq!(outcome_of("x", ExitStatus::from_raw(77 << 8), "VUID-"), Outcome::Skip);
-        assert_eq!(outcome_of("x", ExitStatus::from_raw(9), ""), Outcome::Crash);
+    fn capture_keeps_stdout_and_stderr_apart() {
+        let script = "echo '{\"status\": \"PASS\"}'; echo 'VUID-vkCmdDispatch-None-08606' >&2; exit 3";
+        let run = run_captured(Command::new("sh").args(["-c", script])).unwrap();
+        assert_eq!(run.status.code(), Some(3));
+        assert_eq!(run.stdout, "{\"status\": \"PASS\"}\n");
+        assert!(run.stderr.contains("VUID-") && !run.stdout.contains("VUID-"));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn validation_runs_are_judged_by_exit_code_and_document() {
+        use Outcome::*;
+        let pass = document("PASS", Some("DiscreteGpu"), &[("fast add u32", "PASS")]);
+        assert_eq!(judge_validation("x", &captured(0, &pass, "fine"), None), Pass);
+        // A validation message, a missing or contradicting document: FAIL.
+        assert_eq!(judge_validation("x", &captured(0, &pass, "VUID-x"), None), Fail);
+        assert_eq!(judge_validation("x", &captured(0, "PASS", ""), None), Fail);
+        let fallback_gpu = document("FALLBACK", Some("DiscreteGpu"), &[("fast add u32", "FALLBACK")]);
+        assert_eq!(judge_validation("x", &captured(0, &fallback_gpu, ""), None), Fail);
+        // FALLBACK: accepted on a CPU device only.
+        assert_eq!(judge_validation("x", &captured(3, &fallback_gpu, ""), None), Fail);
+        let fallback_cpu = document("FALLBACK", Some("CPU"), &[("fast add u32", "FALLBACK")]);
+        assert_eq!(judge_validation("x", &captured(3, &fallback_cpu, ""), None), Fallback);
+        assert_eq!(judge_validation("x", &captured(3, &fallback_cpu, "Validation Error: x"), None), Fail);
+        // The exit code decides FAIL, ERROR, SKIP and CRASH, document or not.
+        assert_eq!(judge_validation("x", &captured(1, &pass, ""), None), Fail);
+        assert_eq!(judge_validation("x", &captured(2, "", "bad --size"), None), Error);
+        assert_eq!(judge_validation("x", &captured(77, "", "VUID-"), None), Skip);
+        assert_eq!(judge_validation("x", &captured(101, &pass, ""), None), Crash);
+        // At a lavapipe width the device must report that subgroup size (the document says 8).
+        let cpu_pass = document("PASS", Some("CPU"), &[("fast add u32", "PASS")]);
+        assert_eq!(judge_validation("x", &captured(0, &cpu_pass, ""), Some(4)), Fail);
+        assert_eq!(judge_validation("x", &captured(0, &cpu_pass, ""), Some(8)), Pass);
     }
 }

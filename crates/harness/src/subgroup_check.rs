@@ -46,7 +46,7 @@ pub fn full_subgroups(ctx: &Context) -> Result<()> {
 /// What is wrong with the subgroups one workgroup of `workgroup` invocations reported, if anything.
 fn broken_promise(words: &[u32], workgroup: u32) -> Option<String> {
     let size = words[0];
-    if size == 0 || workgroup % size != 0 {
+    if size == 0 || !workgroup.is_multiple_of(size) {
         return Some(format!("gl_SubgroupSize {size} in a workgroup of {workgroup}"));
     }
     let mut seen = BTreeSet::new();

@@ -315,10 +315,17 @@ impl<'c> Reducer<'c> {
     /// the accumulator of the next run starts at the identity instead (each run resets the
     /// following run's).
     fn poison_output<'r>(&self, rec: &mut Recorder<'_, 'r>, b: &'r Buffers) -> Result<()> {
-        rec.fill(&b.output, harness::POISON);
-        if self.atomic_result {
-            rec.fill_range(&b.output, (b.runs.get() % 2) as usize, 1, self.identity)?;
+        if !self.atomic_result {
+            rec.fill(&b.output, harness::POISON);
+            return Ok(());
         }
+        // Three disjoint fills (two fills of one range would need a barrier between them).
+        let slot = (b.runs.get() % 2) as usize;
+        if slot > 0 {
+            rec.fill_range(&b.output, 0, slot, harness::POISON)?;
+        }
+        rec.fill_range(&b.output, slot, 1, self.identity)?;
+        rec.fill_range(&b.output, slot + 1, b.output.len() - slot - 1, harness::POISON)?;
         Ok(())
     }
 

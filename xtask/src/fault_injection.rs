@@ -1,0 +1,188 @@
+//! The fault-injection step of `cargo xtask test`: every check of a correct suite must FAIL when
+//! a sample runs with `--inject-fault` (its kernels compiled with `INJECT_FAULT`: workgroup 1
+//! contributing nothing, or one element read from its neighbour, with the deciding value
+//! planted there). A check that still passes under a fault could not have caught that bug.
+
+use std::time::{Duration, Instant};
+
+use crate::report::Document;
+use crate::samples::{run_captured, Samples, EXIT_FALLBACK};
+use crate::{step, Error, Result};
+
+/// A size with a partial last workgroup and a few hundred workgroups.
+const SMALL_SIZE: u64 = 100_003;
+
+/// lavapipe's largest storage buffer (`maxStorageBufferRange`, 128 MiB) in 4-byte elements: the
+/// largest size that runs on every device the suite is tested on.
+const LARGEST_SIZE: u64 = 128 * 1024 * 1024 / 4;
+
+/// One fault-injection run: `binary --json --inject-fault FAULT --size SIZE ARGS`.
+struct FaultTest {
+    binary: &'static str,
+    fault: &'static str,
+    size: u64,
+    args: &'static [&'static str],
+}
+
+const FAULT_TESTS: &[FaultTest] = &[
+    // A dropped workgroup changes every operation's result (the planted value decides min, max,
+    // and, or); an element read from its neighbour changes only the sum-like ones for sure.
+    FaultTest { binary: "02_reduce", fault: "drop-workgroup", size: SMALL_SIZE, args: &[] },
+    FaultTest { binary: "02_reduce", fault: "drop-workgroup", size: LARGEST_SIZE, args: &[] },
+    FaultTest { binary: "02_reduce", fault: "off-by-one", size: SMALL_SIZE, args: &["--op", "add,mul,xor"] },
+    FaultTest { binary: "02_reduce", fault: "off-by-one", size: LARGEST_SIZE, args: &["--op", "add,mul,xor"] },
+    // A scan shows either fault in every later element.
+    FaultTest { binary: "03_scan", fault: "drop-workgroup", size: SMALL_SIZE, args: &[] },
+    FaultTest { binary: "03_scan", fault: "drop-workgroup", size: LARGEST_SIZE, args: &["--type", "u32,f32"] },
+    FaultTest { binary: "03_scan", fault: "off-by-one", size: SMALL_SIZE, args: &[] },
+    FaultTest { binary: "03_scan", fault: "off-by-one", size: LARGEST_SIZE, args: &["--type", "u32,f32"] },
+];
+
+/// What one fault-injection run showed.
+#[derive(Debug, PartialEq)]
+enum Verdict {
+    /// Exit 1, no check passed, at least one failed: the fault was caught everywhere it ran.
+    Detected { failed: usize, skipped: usize },
+    /// These checks still passed (or fell back) under the fault; empty when the run exited
+    /// 0 or 3 without naming a passing check.
+    Undetected { variants: Vec<String> },
+    /// Neither: an error, a crash, a skip, no document, or exit 1 without a failed check.
+    Broken(String),
+}
+
+impl Verdict {
+    fn is_detected(&self) -> bool {
+        matches!(self, Verdict::Detected { .. })
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            Verdict::Detected { failed, skipped: 0 } => format!("detected: {failed} check(s) failed"),
+            Verdict::Detected { failed, skipped } => {
+                format!("detected: {failed} check(s) failed, {skipped} skipped")
+            }
+            Verdict::Undetected { variants } if variants.is_empty() => "fault not detected: the run passed".to_string(),
+            Verdict::Undetected { variants } => format!("fault not detected by: {}", variants.join(", ")),
+            Verdict::Broken(why) => format!("no verdict: {why}"),
+        }
+    }
+}
+
+/// The verdict on a `--inject-fault --json` run from its exit code (`None`: killed by a
+/// signal) and its stdout.
+fn fault_verdict(code: Option<i32>, stdout: &str) -> Verdict {
+    let document = Document::parse(stdout);
+    if let Ok(document) = &document {
+        let passed: Vec<String> = document
+            .results()
+            .iter()
+            .filter(|result| result.status == "PASS" || result.status == "FALLBACK")
+            .map(|result| result.variant.to_string())
+            .collect();
+        if !passed.is_empty() {
+            return Verdict::Undetected { variants: passed };
+        }
+    }
+    match code {
+        Some(1) => {}
+        Some(0 | EXIT_FALLBACK) => return Verdict::Undetected { variants: Vec::new() },
+        Some(code) => return Verdict::Broken(format!("exit {code}")),
+        None => return Verdict::Broken("killed by a signal".to_string()),
+    }
+    let document = match document {
+        Ok(document) => document,
+        Err(why) => return Verdict::Broken(format!("exit 1 without a JSON document ({why})")),
+    };
+    let results = document.results();
+    if let Some(odd) = results.iter().find(|result| result.status != "FAIL" && result.status != "SKIP") {
+        return Verdict::Broken(format!("check `{}` has status {}", odd.variant, odd.status));
+    }
+    let failed = results.iter().filter(|result| result.status == "FAIL").count();
+    if failed == 0 {
+        return Verdict::Broken("exit 1 but no check failed".to_string());
+    }
+    Verdict::Detected { failed, skipped: results.len() - failed }
+}
+
+/// Runs every [`FAULT_TESTS`] entry (the binaries built by the samples step); fails unless each
+/// one's fault was detected.
+pub fn run(samples: &Samples) -> Result {
+    let mut rows: Vec<(String, Verdict, Duration)> = Vec::new();
+    for test in FAULT_TESTS {
+        if !samples.contains(test.binary) {
+            println!("{}: not in this suite, skipped", test.binary);
+            continue;
+        }
+        let size = test.size.to_string();
+        let mut cmd = samples.command(test.binary);
+        cmd.args(["--json", "--inject-fault", test.fault, "--size", &size]).args(test.args);
+        let label = format!("{} --inject-fault {} --size {size} {}", test.binary, test.fault, test.args.join(" "));
+        let label = label.trim_end().to_string();
+        step(&format!("{label} --json"));
+        let start = Instant::now();
+        let verdict = match run_captured(&mut cmd) {
+            Ok(run) => fault_verdict(run.status.code(), &run.stdout),
+            Err(e) => Verdict::Broken(format!("cannot run {}: {e}", samples.path(test.binary).display())),
+        };
+        println!("{label}: {}", verdict.describe());
+        rows.push((label, verdict, start.elapsed()));
+    }
+    let width = rows.iter().map(|(label, ..)| label.len()).max().unwrap_or(0).max(9);
+    println!("\n{:<width$}  {:>8}  verdict", "fault run", "seconds");
+    for (label, verdict, time) in &rows {
+        println!("{label:<width$}  {:>8.2}  {}", time.as_secs_f64(), verdict.describe());
+    }
+    let missed = rows.iter().filter(|(_, verdict, _)| !verdict.is_detected()).count();
+    if missed == 0 {
+        Ok(())
+    } else {
+        Err(Error::failed(format!("{missed} of {} fault-injection run(s) did not detect the fault", rows.len())))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::tests::document;
+
+    #[test]
+    fn the_largest_size_is_lavapipes_buffer_limit() {
+        assert_eq!(LARGEST_SIZE, 33_554_432);
+    }
+
+    #[test]
+    fn every_check_failing_is_detection() {
+        let all_fail = document("FAIL", Some("CPU"), &[("fast add u32", "FAIL"), ("naive add u32", "FAIL")]);
+        assert_eq!(fault_verdict(Some(1), &all_fail), Verdict::Detected { failed: 2, skipped: 0 });
+        let with_skip = document("FAIL", Some("CPU"), &[("fast add u32", "FAIL"), ("fast mul f32", "SKIP")]);
+        assert_eq!(fault_verdict(Some(1), &with_skip), Verdict::Detected { failed: 1, skipped: 1 });
+    }
+
+    #[test]
+    fn a_passing_check_is_a_missed_fault() {
+        let mixed = document(
+            "FAIL",
+            Some("CPU"),
+            &[("fast add u32", "FAIL"), ("naive min u32", "PASS"), ("fast max u32", "FALLBACK")],
+        );
+        let missed = Verdict::Undetected { variants: vec!["naive min u32".into(), "fast max u32".into()] };
+        assert_eq!(fault_verdict(Some(1), &mixed), missed);
+        assert_eq!(missed.describe(), "fault not detected by: naive min u32, fast max u32");
+        let passed = document("PASS", Some("CPU"), &[("fast add u32", "PASS")]);
+        assert_eq!(fault_verdict(Some(0), &passed), Verdict::Undetected { variants: vec!["fast add u32".into()] });
+        assert_eq!(fault_verdict(Some(0), ""), Verdict::Undetected { variants: Vec::new() });
+        assert_eq!(fault_verdict(Some(3), ""), Verdict::Undetected { variants: Vec::new() });
+    }
+
+    #[test]
+    fn other_runs_give_no_verdict() {
+        let skipped = document("SKIP", Some("CPU"), &[("fast add u32", "SKIP")]);
+        assert!(matches!(fault_verdict(Some(77), &skipped), Verdict::Broken(_)));
+        assert!(matches!(fault_verdict(Some(1), &skipped), Verdict::Broken(_)));
+        assert!(matches!(fault_verdict(Some(1), "FAIL fast add u32"), Verdict::Broken(_)));
+        assert!(matches!(fault_verdict(Some(2), ""), Verdict::Broken(_)));
+        assert!(matches!(fault_verdict(None, ""), Verdict::Broken(_)));
+        let no_results = document("FAIL", Some("CPU"), &[]);
+        assert_eq!(fault_verdict(Some(1), &no_results), Verdict::Broken("exit 1 but no check failed".into()));
+    }
+}
