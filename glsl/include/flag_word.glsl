@@ -13,7 +13,8 @@
 #endif
 
 // Polls of a flag before giving up: a writer that has started needs microseconds, so 16384
-// polls (milliseconds) mean it is not running. Below lavapipe's own cap: llvmpipe ends any loop
-// after 65535 iterations and silently drops the rest of the invocation.
+// polls (milliseconds) mean it is not running. Below lavapipe's own budget: llvmpipe gives an
+// invocation 65535 loop iterations in all, shared by its loops; once spent, every loop exits at
+// its next check as if its condition were false, silently.
 const uint SPIN_LIMIT = 1u << 14;
 #endif

@@ -113,6 +113,54 @@ pub fn or_all<T: Copy>(chosen: &[T], all: &[T]) -> Vec<T> {
     }
 }
 
+/// A sample's `--bench` state: how to time, and the copy ceiling of the size being measured.
+/// The loop every sample runs: [`Bench::start`] once, then per size [`Bench::copy_ceiling`], and
+/// per variant [`Bench::time`] before the checked run and [`Bench::row`] after it.
+pub struct Bench {
+    timing: Timing,
+    copy_gbps: Option<f64>,
+}
+
+impl Bench {
+    /// `None` without `--bench`; with it, the warm-up and the empty-dispatch floor rows first.
+    pub fn start(ctx: &Context, common: &crate::CommonArgs, report: &mut crate::Report) -> Result<Option<Self>> {
+        if !common.bench {
+            return Ok(None);
+        }
+        let timing = common.timing();
+        start_bench(ctx, &timing, report)?;
+        Ok(Some(Bench { timing, copy_gbps: None }))
+    }
+
+    /// Measure the copy kernel over `bytes` (read + write): the ceiling row of this size.
+    pub fn copy_ceiling(&mut self, ctx: &Context, bytes: u64, report: &mut crate::Report) -> Result<()> {
+        let row = copy_ceiling(ctx, bytes, &self.timing)?;
+        self.copy_gbps = Some(row.gbps);
+        report.bench_row(row);
+        Ok(())
+    }
+
+    /// Time `record` (which records one run of the work), as `--iters` and `--batch` say.
+    pub fn time<'r>(&self, ctx: &Context, record: impl FnMut(&mut Recorder<'_, 'r>) -> Result<()>) -> Result<GpuTimes> {
+        time_gpu(ctx, &self.timing, record)
+    }
+
+    /// The row of a timed variant: GB/s from the `bytes` the work must move, % of the copy.
+    pub fn row(&self, report: &mut crate::Report, variant: &str, n: u64, bytes: u64, times: &GpuTimes) {
+        report.bench_row(BenchRow::new(variant, n, bytes, 0, times, self.copy_gbps));
+    }
+}
+
+/// The sizes a sample runs: `--size` if given; with `--bench` the [`bench_sizes`]; else
+/// `defaults` that fit one buffer of 4-byte elements.
+pub fn run_sizes(ctx: &Context, common: &crate::CommonArgs, defaults: &[u64]) -> Vec<u64> {
+    match (common.size, common.bench) {
+        (Some(n), _) => vec![n],
+        (None, true) => bench_sizes(ctx, None),
+        (None, false) => defaults.iter().copied().filter(|&n| n <= largest_size(ctx, 4)).collect(),
+    }
+}
+
 /// The start of every bench: warm the GPU up (the fastest clock probe is the first row), then
 /// time an empty dispatch as the floor row.
 pub fn start_bench(ctx: &Context, timing: &Timing, report: &mut crate::Report) -> Result<()> {

@@ -6,13 +6,14 @@
 pub mod bench;
 pub mod compare;
 pub mod random;
+pub mod reference;
 pub mod report;
 mod run;
 mod subgroup_check;
 
 pub use bench::{
-    bench_sizes, copy_between, copy_ceiling, empty_dispatch, largest_size, or_all, start_bench, time_gpu, warm_up,
-    warm_up_for, BenchRow, GpuTimes, Timing,
+    bench_sizes, copy_between, copy_ceiling, empty_dispatch, largest_size, or_all, run_sizes, start_bench, time_gpu,
+    warm_up, warm_up_for, Bench, BenchRow, GpuTimes, Timing,
 };
 pub use compare::{compare_exact, compare_floats, Check};
 pub use report::{out, Report, Status};

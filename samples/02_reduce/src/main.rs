@@ -20,7 +20,8 @@
 
 use anyhow::{Context as _, Result};
 use clap::{Parser, ValueEnum};
-use harness::{compare_exact, compare_floats, or_all, out, BenchRow, Check, Report};
+use harness::reference::{self, Inputs, Op, Ty};
+use harness::{or_all, Report};
 use std::process::ExitCode;
 use vk_compute::{Barrier, Buffer, Context, Kernel, KernelDesc, Recorder, SubgroupOps};
 
@@ -75,24 +76,6 @@ enum Variant {
     Fast,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum Op {
-    Add,
-    Mul,
-    Min,
-    Max,
-    And,
-    Or,
-    Xor,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum Ty {
-    F32,
-    U32,
-    I32,
-}
-
 /// Invocations per workgroup for every variant: a power of two (the tree needs it), a multiple
 /// of every subgroup size up to 128, and 32 subgroups at size 8 (more than a subgroup's lanes).
 const WORKGROUP: u32 = 256;
@@ -119,7 +102,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
     if args.fast_fences && args.fast_result == FastResult::Atomic {
         return vk_compute::setup_error("--fast-fences is a last-workgroup hand-over: not with --fast-result atomic");
     }
-    let ops = or_all(&args.op, Op::value_variants());
+    let ops = or_all(&args.op, if args.common.bench { &[Op::Add] } else { Op::value_variants() });
     if !types.iter().any(|&ty| ops.iter().any(|op| op.applies_to(ty))) {
         return vk_compute::setup_error(
             "no selected operation applies to the selected types (and/or/xor: integers; mul: f32)",
@@ -130,35 +113,41 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
     if args.common.inject_fault.is_some() && args.common.size.is_none_or(|n| n < smallest_faultable) {
         return vk_compute::setup_error(format!("--inject-fault needs --size of at least {smallest_faultable}"));
     }
-    if args.common.bench {
-        return bench(ctx, args, &variants, &types, report);
-    }
+    let mut bench = harness::Bench::start(ctx, &args.common, report)?;
     // Odd sizes by default: empty, one element, a prime, 2^20+3, and a random size.
-    let sizes = match args.common.size {
-        Some(n) => vec![n],
-        None => vec![0, 1, 7, 1_000_003, harness::random::size(seed, 2, 1 << 21)],
-    };
+    let sizes = harness::run_sizes(ctx, &args.common, &[0, 1, 7, 1_000_003, harness::random::size(seed, 2, 1 << 21)]);
     for &ty in &types {
         for &op in ops.iter().filter(|op| op.applies_to(ty)) {
-            // f32 add also runs on real values, with a rounding bound (not under a fault: the
-            // bound could hide it).
-            let real = ty == Ty::F32 && op == Op::Add && args.common.inject_fault.is_none();
-            let kinds: &[Inputs] = if real { &[Inputs::Exact, Inputs::Real] } else { &[Inputs::Exact] };
-            for &kind in kinds {
-                let inputs: Vec<Vec<u32>> = sizes.iter().map(|&n| make_input(ty, op, kind, n as usize, seed)).collect();
+            // f32 add also runs on real values, with a rounding bound (not timed, and not under
+            // a fault: the bound could hide it).
+            let real = ty == Ty::F32 && op == Op::Add && bench.is_none() && args.common.inject_fault.is_none();
+            for kind in [Inputs::Exact, Inputs::Real].into_iter().filter(|&k| k == Inputs::Exact || real) {
+                let suffix = if kind == Inputs::Real { " (real inputs)" } else { "" };
+                let mut reducers = Vec::new();
                 for &variant in &variants {
-                    let mut name = variant_name(variant, op, ty);
-                    if kind == Inputs::Real {
-                        name += " (real inputs)";
+                    let name = format!("{}{suffix}", variant_name(variant, op, ty));
+                    if let Some(reducer) = report.skip_unless(&name, Reducer::new(ctx, variant, ty, op, args)?) {
+                        report.pipeline_stats(&name, &reducer.kernel)?;
+                        reducers.push((name, reducer));
                     }
-                    let Some(reducer) = report.skip_unless(&name, Reducer::new(ctx, variant, ty, op, args)?) else {
-                        continue;
-                    };
-                    for input in &inputs {
-                        let n = input.len();
-                        let mut buffers = reducer.buffers(input)?;
+                }
+                for &n in &sizes {
+                    let input = reference::reduce_input(ty, op, kind, n as usize, seed, PLANTED);
+                    if let Some(bench) = &mut bench {
+                        bench.copy_ceiling(ctx, n * 4, report)?;
+                    }
+                    for (name, reducer) in &reducers {
+                        let mut buffers = reducer.buffers(&input)?;
+                        let timed = match &bench {
+                            Some(b) => Some(b.time(ctx, |rec| reducer.record(rec, &buffers, input.len()))?),
+                            None => None,
+                        };
+                        // The checked run: the result poisoned first, then one reduction.
                         reducer.run_once(&buffers).with_context(|| format!("{name} n={n}"))?;
-                        report.check(&name, Some(n as u64), &reducer.verify(&mut buffers, ty, op, kind, input)?);
+                        report.check(name, Some(n), &reducer.verify(&mut buffers, ty, op, kind, &input)?);
+                        if let (Some(b), Some(times)) = (&bench, &timed) {
+                            b.row(report, name, n, n * 4, times); // one read of every element
+                        }
                     }
                 }
             }
@@ -169,16 +158,6 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
 
 fn variant_name(variant: Variant, op: Op, ty: Ty) -> String {
     format!("{variant:?} {op:?} {ty:?}").to_lowercase()
-}
-
-impl Op {
-    fn applies_to(self, ty: Ty) -> bool {
-        match self {
-            Op::Mul => ty == Ty::F32, // integer products of random data are almost always 0
-            Op::And | Op::Or | Op::Xor => ty != Ty::F32,
-            _ => true,
-        }
-    }
 }
 
 // ANCHOR: reducer
@@ -215,7 +194,7 @@ impl<'c> Reducer<'c> {
         let arith = SubgroupOps::BASIC | SubgroupOps::ARITHMETIC;
         let shuffle = SubgroupOps::BASIC | SubgroupOps::SHUFFLE;
         let (has_arith, has_shuffle) = (ops.has(arith), ops.has(shuffle));
-        let mut defines = vec![(type_define(ty), "1".to_string()), (op_define(op), "1".to_string())];
+        let mut defines = vec![(ty.define(), "1".to_string()), (op.define(), "1".to_string())];
         // --inject-fault: the workgroup that reads PLANTED (fast: vec4 PLANTED / 4 in the first
         // grid step; the textbook variants: one element per invocation).
         let faulty_workgroup = if variant == Variant::Fast { PLANTED / 4 } else { PLANTED } / WORKGROUP as usize;
@@ -270,7 +249,7 @@ impl<'c> Reducer<'c> {
             ..Default::default()
         };
         let kernel = Kernel::new(ctx, &desc)?;
-        let identity = identity(ty, op);
+        let identity = reference::identity(ty, op);
         let (fast_groups, fast_unroll) = (args.fast_groups, args.fast_unroll);
         Ok(Ok(Reducer { ctx, variant, kernel, identity, max_subgroups, fast_groups, fast_unroll, atomic_result }))
     }
@@ -347,7 +326,7 @@ impl<'c> Reducer<'c> {
     fn verify(&self, b: &mut Buffers, ty: Ty, op: Op, kind: Inputs, input: &[u32]) -> Result<harness::Check> {
         let slot = if self.atomic_result { (b.runs.get().max(1) - 1) % 2 } else { 0 };
         let got = b.output.download().context("read the result")?[slot as usize];
-        let mut result = check(ty, op, kind, input, got, self.chain(input.len()));
+        let mut result = reference::check_reduce(ty, op, kind, input, got, self.chain(input.len()));
         if self.variant == Variant::Fast {
             let missing = b.ticket.download().context("read the missing-partials count")?[1];
             if missing > 0 {
@@ -439,196 +418,3 @@ fn no_atomic_result(ctx: &Context, ty: Ty, op: Op) -> Option<String> {
         _ => None,
     }
 }
-
-fn type_define(ty: Ty) -> &'static str {
-    match ty {
-        Ty::F32 => "TYPE_F32",
-        Ty::U32 => "TYPE_U32",
-        Ty::I32 => "TYPE_I32",
-    }
-}
-
-fn op_define(op: Op) -> &'static str {
-    match op {
-        Op::Add => "OP_ADD",
-        Op::Mul => "OP_MUL",
-        Op::Min => "OP_MIN",
-        Op::Max => "OP_MAX",
-        Op::And => "OP_AND",
-        Op::Or => "OP_OR",
-        Op::Xor => "OP_XOR",
-    }
-}
-
-/// The identity element's bits: the same values as IDENTITY in glsl/include/reduce_op.glsl.
-fn identity(ty: Ty, op: Op) -> u32 {
-    match (op, ty) {
-        (Op::Add | Op::Or | Op::Xor, _) => 0,
-        (Op::Mul, Ty::F32) => 1.0f32.to_bits(),
-        (Op::Mul, _) => 1,
-        (Op::Min, Ty::F32) => f32::INFINITY.to_bits(),
-        (Op::Min, Ty::U32) => u32::MAX,
-        (Op::Min, Ty::I32) => i32::MAX as u32,
-        (Op::Max, Ty::F32) => f32::NEG_INFINITY.to_bits(),
-        (Op::Max, Ty::U32) => 0,
-        (Op::Max, Ty::I32) => i32::MIN as u32,
-        (Op::And, _) => u32::MAX,
-    }
-}
-
-/// What the input values are.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Inputs {
-    /// Values whose result is exact in f32 in any order of operations (small integers for
-    /// sums, ±1 and powers of two for products), and any bits for integers: compared exactly.
-    Exact,
-    /// f32 add only: real values in [-1, 1), compared within a stated rounding bound.
-    Real,
-}
-
-/// Input bits for `n` elements, seeded. One element — at PLANTED where the input is long
-/// enough, else in the middle — holds the deciding value: the only minimum or maximum, the only
-/// cleared (and) or set (or) bit 0, a factor 2 in products, and for sums a value unlike its
-/// neighbour (so a read shifted by one changes the result).
-fn make_input(ty: Ty, op: Op, kind: Inputs, n: usize, seed: u64) -> Vec<u32> {
-    use harness::random;
-    let bits = |xs: Vec<f32>| -> Vec<u32> { xs.iter().map(|x| x.to_bits()).collect() };
-    let mut xs: Vec<u32> = match (ty, op) {
-        (Ty::F32, Op::Add) if kind == Inputs::Real => bits(random::f32s(n, seed, -1.0, 1.0)),
-        (Ty::F32, Op::Add) => bits(random::exact_sum_f32s(n, seed)),
-        (Ty::F32, Op::Mul) => bits(random::exact_product_f32s(n, seed)),
-        (Ty::F32, _) => bits(random::f32s(n, seed, -1.0, 1.0)),
-        // and: bits 1..31 cleared here and there (bit 0 only at the planted element); or: set.
-        (_, Op::And) => {
-            random::u32s(n, seed, 1, 39).iter().map(|&k| if k < 32 { !(1 << k) } else { u32::MAX }).collect()
-        }
-        (_, Op::Or) => random::u32s(n, seed, 1, 39).iter().map(|&k| if k < 32 { 1 << k } else { 0 }).collect(),
-        (Ty::U32, Op::Min) => random::u32s(n, seed, 1, u32::MAX),
-        (Ty::U32, Op::Max) => random::u32s(n, seed, 0, u32::MAX - 1),
-        (Ty::U32, _) => random::u32s(n, seed, 0, u32::MAX),
-        (Ty::I32, Op::Min) => random::i32s(n, seed, i32::MIN + 1, i32::MAX).iter().map(|&x| x as u32).collect(),
-        (Ty::I32, Op::Max) => random::i32s(n, seed, i32::MIN, i32::MAX - 1).iter().map(|&x| x as u32).collect(),
-        (Ty::I32, _) => random::i32s(n, seed, i32::MIN, i32::MAX).iter().map(|&x| x as u32).collect(),
-    };
-    if n < 2 {
-        return xs;
-    }
-    let at = if n > PLANTED + 1 { PLANTED } else { n / 2 };
-    let next = xs.get(at + 1).copied().unwrap_or(0);
-    xs[at] = match (ty, op) {
-        (Ty::F32, Op::Add) => (f32::from_bits(next) + 1.0).to_bits(), // within the exact total's spare units
-        (_, Op::Add | Op::Xor) => next ^ 1,
-        (_, Op::Mul) => 2.0f32.to_bits(),
-        (_, Op::And) => !1,
-        (_, Op::Or) => 1,
-        (Ty::F32, Op::Min) => (-2.0f32).to_bits(),
-        (Ty::F32, Op::Max) => 2.0f32.to_bits(),
-        (Ty::U32, Op::Min) => 0,
-        (Ty::U32, Op::Max) => u32::MAX,
-        (Ty::I32, Op::Min) => i32::MIN as u32,
-        (Ty::I32, Op::Max) => i32::MAX as u32,
-    };
-    if op == Op::Mul && at + 1 < n {
-        xs[at + 1] = 1.0f32.to_bits(); // unlike the planted 2, for the shifted read
-    }
-    xs
-}
-
-// ANCHOR: check
-/// Compare the GPU's result bits with the CPU: integers and exact float inputs exactly; real
-/// float inputs against the f64 sum within the rounding bound of the summation order.
-fn check(ty: Ty, op: Op, kind: Inputs, input: &[u32], got: u32, chain: u64) -> Check {
-    match ty {
-        Ty::F32 => {
-            let xs: Vec<f64> = input.iter().map(|&b| f64::from(f32::from_bits(b))).collect();
-            let want = match op {
-                Op::Add => xs.iter().sum(),
-                Op::Mul => xs.iter().product(),
-                Op::Min => xs.iter().copied().fold(f64::INFINITY, f64::min),
-                _ => xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-            };
-            let got = [f32::from_bits(got)];
-            if kind == Inputs::Exact {
-                return compare_floats(&got, &[want], |_| 0.0, "exact (inputs whose result is exact in f32)");
-            }
-            // Rounding bound of a sum whose longest dependency chain is `chain` adds in one
-            // invocation plus log2(n) tree levels: k·2^-24·Σ|x|.
-            let k = chain as f64 + (xs.len().max(2) as f64).log2().ceil() + 2.0;
-            let bound = k * f64::from(f32::EPSILON) / 2.0 * xs.iter().map(|x| x.abs()).sum::<f64>();
-            let rule = format!("|got - f64 sum| <= {k}·2^-24·Σ|x| = {bound:.3e}");
-            compare_floats(&got, &[want], |_| bound, &rule)
-        }
-        Ty::U32 => compare_exact(&[got], &[reduce_int(op, input, false)]),
-        Ty::I32 => compare_exact(&[got as i32], &[reduce_int(op, input, true) as i32]),
-    }
-}
-// ANCHOR_END: check
-
-/// Integer reduction on the CPU over the input bits: wrapping arithmetic; `signed` decides
-/// how min and max compare (add, and, or, xor give the same bits for u32 and i32).
-fn reduce_int(op: Op, xs: &[u32], signed: bool) -> u32 {
-    let ty = if signed { Ty::I32 } else { Ty::U32 };
-    let order = |a: u32, b: u32| if signed { (a as i32).cmp(&(b as i32)) } else { a.cmp(&b) };
-    xs.iter().fold(identity(ty, op), |a, &x| match op {
-        Op::Add => a.wrapping_add(x),
-        Op::Mul => a.wrapping_mul(x),
-        Op::Min => std::cmp::min_by(a, x, |p, q| order(*p, *q)),
-        Op::Max => std::cmp::max_by(a, x, |p, q| order(*p, *q)),
-        Op::And => a & x,
-        Op::Or => a | x,
-        Op::Xor => a ^ x,
-    })
-}
-
-// ANCHOR: bench
-/// Sizes 2^10, 2^12, … up to 2^28 or the device's limit; every variant timed with GPU
-/// timestamps against a copy of the same bytes; after timing, the result is poisoned, one
-/// more run made, and that run checked.
-fn bench(ctx: &Context, args: &Args, variants: &[Variant], types: &[Ty], report: &mut Report) -> Result<()> {
-    let seed = args.common.seed();
-    let ops = or_all(&args.op, &[Op::Add]);
-    let sizes = harness::bench_sizes(ctx, args.common.size);
-    let timing = args.common.timing();
-    harness::start_bench(ctx, &timing, report)?;
-    for &ty in types {
-        for &op in ops.iter().filter(|op| op.applies_to(ty)) {
-            for &n in &sizes {
-                let input = make_input(ty, op, Inputs::Exact, n as usize, seed);
-                let copy = harness::copy_ceiling(ctx, n * 4, &timing)?;
-                let copy_gbps = copy.gbps;
-                report.bench_row(copy);
-                for &variant in variants {
-                    let name = variant_name(variant, op, ty);
-                    let Some(reducer) = report.skip_unless(&name, Reducer::new(ctx, variant, ty, op, args)?) else {
-                        continue;
-                    };
-                    report.pipeline_stats(&name, &reducer.kernel)?;
-                    let mut buffers = reducer.buffers(&input)?;
-                    let times = harness::time_gpu(ctx, &timing, |rec| reducer.record(rec, &buffers, input.len()))?;
-                    reducer.run_once(&buffers)?;
-                    report.check(&name, Some(n), &reducer.verify(&mut buffers, ty, op, Inputs::Exact, &input)?);
-                    report.bench_row(BenchRow::new(&name, n, n * 4, 0, &times, Some(copy_gbps)));
-                }
-            }
-        }
-    }
-    seed_table(report);
-    Ok(())
-}
-
-/// The seed article's 1M-float table (RTX 3080, WebGPU) next to this run's n = 2^20 f32 add.
-fn seed_table(report: &Report) {
-    let at =
-        |variant: &str| report.bench.iter().find(|r| r.n == 1 << 20 && r.variant == variant).map(|r| r.median_ns / 1e3);
-    let rows =
-        [("tree add f32", "48.2"), ("hybrid add f32", "12.7"), ("subgroup add f32", "8.3"), ("fast add f32", "-")];
-    if at("tree add f32").is_none() {
-        return;
-    }
-    out("\nn = 2^20 f32 add      seed (RTX 3080, WebGPU)   this run (median)");
-    for (variant, seed_us) in rows {
-        let here = at(variant).map(|us| format!("{us:8.2} µs")).unwrap_or_else(|| "-".into());
-        out(format!("{variant:<20}  {seed_us:>8} µs               {here}"));
-    }
-}
-// ANCHOR_END: bench

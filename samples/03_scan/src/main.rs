@@ -13,7 +13,8 @@
 
 use anyhow::{Context as _, Result};
 use clap::{Parser, ValueEnum};
-use harness::{compare_exact, compare_floats, or_all, out, BenchRow, Check, Report};
+use harness::reference;
+use harness::{or_all, out, Report};
 use std::process::ExitCode;
 use vk_compute::{Barrier, Buffer, Context, Kernel, KernelDesc, Recorder, SubgroupOps};
 
@@ -77,6 +78,15 @@ enum Ty {
     F32,
 }
 
+impl From<Ty> for reference::Ty {
+    fn from(ty: Ty) -> Self {
+        match ty {
+            Ty::U32 => reference::Ty::U32,
+            Ty::F32 => reference::Ty::F32,
+        }
+    }
+}
+
 /// The element where `--inject-fault` strikes, and where every input holds a value unlike its
 /// neighbour (so a read shifted by one changes the scan): in tile 1 of every variant at the
 /// default tile sizes (7168 and 8192 elements).
@@ -105,30 +115,44 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
         _ if args.common.bench => vec![false],
         _ => vec![false, true],
     };
-    if args.common.bench {
-        return bench(ctx, args, &variants, &types, modes[0], report);
-    }
+    let mut bench = harness::Bench::start(ctx, &args.common, report)?;
     // Odd sizes: empty, one, a prime, 2^20+3, 2^22+3, and a random size.
-    let max = harness::largest_size(ctx, 4);
-    let sizes: Vec<u64> = match args.common.size {
-        Some(n) => vec![n],
-        None => [0, 1, 7, 1_000_003, (1 << 22) + 3, harness::random::size(seed, 2, 1 << 22)]
-            .into_iter()
-            .filter(|&n| n <= max)
-            .collect(),
-    };
+    let defaults = [0, 1, 7, 1_000_003, (1 << 22) + 3, harness::random::size(seed, 2, 1 << 22)];
+    let sizes = harness::run_sizes(ctx, &args.common, &defaults);
     for &ty in &types {
-        let inputs: Vec<Vec<u32>> = sizes.iter().map(|&n| make_input(ty, n as usize, seed)).collect();
+        let mut scanners = Vec::new();
         for &exclusive in &modes {
             for &variant in &variants {
                 let name = variant_name(variant, ty, exclusive);
-                let Some(scanner) = report.skip_unless(&name, Scanner::new(ctx, variant, ty, exclusive, args)?) else {
-                    continue;
+                if let Some(scanner) = report.skip_unless(&name, Scanner::new(ctx, variant, ty, exclusive, args)?) {
+                    for kernel in &scanner.kernels {
+                        report.pipeline_stats(&name, kernel)?;
+                    }
+                    scanners.push((name, exclusive, scanner));
+                }
+            }
+        }
+        for &n in &sizes {
+            let input = reference::scan_input(ty.into(), n as usize, seed, PLANTED);
+            if let Some(bench) = &mut bench {
+                bench.copy_ceiling(ctx, n * 4, report)?;
+            }
+            for (name, exclusive, scanner) in &scanners {
+                let mut b = scanner.buffers(&input)?;
+                let timed = match &bench {
+                    Some(bench) => Some(bench.time(ctx, |rec| scanner.record(rec, &b, input.len()))?),
+                    None => None,
                 };
-                for input in &inputs {
-                    let mut b = scanner.buffers(input)?;
-                    let outcome = scanner.scan(&mut b, input).with_context(|| format!("{name} n={}", input.len()))?;
-                    record_check(report, &name, ty, exclusive, input, &outcome);
+                // The checked run: the output poisoned first, then one scan (or its fallback).
+                let scanned = scanner.scan(&mut b, &input).with_context(|| format!("{name} n={n}"))?;
+                let result = reference::check_scan(ty.into(), *exclusive, &input, &scanned.output);
+                if scanned.fell_back {
+                    report.check_fallback(name, Some(n), &result, "the single pass stalled; reduce-then-scan redid it");
+                    continue; // a stalled run's time is no measurement
+                }
+                report.check(name, Some(n), &result);
+                if let (Some(bench), Some(times)) = (&bench, &timed) {
+                    bench.row(report, name, n, 2 * n * 4, times); // one read and one write of every element
                 }
             }
         }
@@ -393,121 +417,3 @@ impl Buffers<'_> {
         Ok(counted(NEXT_TILE) && counted(TILES_WRITTEN) && control[STALLED] == 0 && all_published)
     }
 }
-
-/// Seeded input bits: u32 over the whole range (sums wrap), f32 small non-negative integers
-/// whose every prefix sum is exact in f32. Element PLANTED (or the middle of a shorter input)
-/// differs from its neighbour, so a read shifted by one changes the scan.
-fn make_input(ty: Ty, n: usize, seed: u64) -> Vec<u32> {
-    let mut xs: Vec<u32> = match ty {
-        Ty::U32 => harness::random::u32s(n, seed, 0, u32::MAX),
-        Ty::F32 => harness::random::exact_sum_f32s(n, seed).iter().map(|x| x.to_bits()).collect(),
-    };
-    if n >= 2 {
-        let at = if n > PLANTED + 1 { PLANTED } else { n / 2 };
-        let next = xs.get(at + 1).copied().unwrap_or(0);
-        xs[at] = match ty {
-            Ty::U32 => next ^ 1,
-            Ty::F32 => (f32::from_bits(next) + 1.0).to_bits(), // within the exact total's spare units
-        };
-    }
-    xs
-}
-
-// ANCHOR: check
-/// Every element exactly: u32 wrapping; f32 against the f64 prefix sum, which the inputs make
-/// exact in f32 too.
-fn check(ty: Ty, exclusive: bool, input: &[u32], got: &[u32]) -> Check {
-    match ty {
-        Ty::U32 => {
-            let mut running = 0u32;
-            let want: Vec<u32> = input
-                .iter()
-                .map(|&x| {
-                    let before = running;
-                    running = running.wrapping_add(x);
-                    if exclusive {
-                        before
-                    } else {
-                        running
-                    }
-                })
-                .collect();
-            compare_exact(got, &want)
-        }
-        Ty::F32 => {
-            let mut running = 0f64;
-            let want: Vec<f64> = input
-                .iter()
-                .map(|&bits| {
-                    let before = running;
-                    running += f64::from(f32::from_bits(bits));
-                    if exclusive {
-                        before
-                    } else {
-                        running
-                    }
-                })
-                .collect();
-            let got: Vec<f32> = got.iter().map(|&b| f32::from_bits(b)).collect();
-            compare_floats(&got, &want, |_| 0.0, "exact (integer inputs: every prefix is exact in f32)")
-        }
-    }
-}
-// ANCHOR_END: check
-
-/// Check a scan's output; a result from the fallback is a FALLBACK (a FAIL under a fault).
-fn record_check(report: &mut Report, name: &str, ty: Ty, exclusive: bool, input: &[u32], scanned: &Scanned) {
-    let result = check(ty, exclusive, input, &scanned.output);
-    let n = Some(input.len() as u64);
-    if scanned.fell_back {
-        report.check_fallback(name, n, &result, "the single pass stalled; reduce-then-scan redid it");
-    } else {
-        report.check(name, n, &result);
-    }
-}
-
-// ANCHOR: bench
-/// Sizes 2^10 … 2^28 (bounded by the device), GB/s counting one read and one write of every
-/// element, a copy of the same bytes measured in the same run; after timing, the output is
-/// poisoned, one more run made, and that run checked.
-fn bench(
-    ctx: &Context,
-    args: &Args,
-    variants: &[Variant],
-    types: &[Ty],
-    exclusive: bool,
-    report: &mut Report,
-) -> Result<()> {
-    let seed = args.common.seed();
-    let sizes = harness::bench_sizes(ctx, args.common.size);
-    let timing = args.common.timing();
-    harness::start_bench(ctx, &timing, report)?;
-    for &ty in types {
-        for &n in &sizes {
-            let input = make_input(ty, n as usize, seed);
-            let copy = harness::copy_ceiling(ctx, n * 4, &timing)?;
-            let copy_gbps = copy.gbps;
-            report.bench_row(copy);
-            for &variant in variants {
-                let name = variant_name(variant, ty, exclusive);
-                let Some(scanner) = report.skip_unless(&name, Scanner::new(ctx, variant, ty, exclusive, args)?) else {
-                    continue;
-                };
-                for kernel in &scanner.kernels {
-                    report.pipeline_stats(&name, kernel)?;
-                }
-                let mut b = scanner.buffers(&input)?;
-                let times = harness::time_gpu(ctx, &timing, |rec| scanner.record(rec, &b, input.len()))?;
-                let scanned = scanner.scan(&mut b, &input)?;
-                record_check(report, &name, ty, exclusive, &input, &scanned);
-                if scanned.fell_back {
-                    out(format!("  {name} n={n}: not timed (a timed run stalled)"));
-                    continue;
-                }
-                report.bench_row(BenchRow::new(&name, n, 2 * n * 4, 0, &times, Some(copy_gbps)));
-            }
-        }
-    }
-    Ok(())
-}
-// ANCHOR_END: bench

@@ -1,0 +1,342 @@
+//! CPU references and inputs for the reductions and scans of samples 02 and 03, shaped so
+//! that a check can fail: float inputs whose results are exact in f32 in any order of
+//! operations (compared exactly), and one planted element that decides the result (the only
+//! minimum, the only cleared bit, a value unlike its neighbour), so that a dropped workgroup or
+//! a read shifted by one changes what the GPU returns.
+
+use crate::compare::{compare_exact, compare_floats, Check};
+use crate::random;
+
+/// A reduction operator (the `OP_*` define of `glsl/include/reduce_op.glsl`).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    Add,
+    Mul,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+}
+
+/// An element type (the `TYPE_*` define of the shaders).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ty {
+    F32,
+    U32,
+    I32,
+}
+
+impl Op {
+    /// Whether the sample runs this operation on this type: integer products of random data
+    /// are almost always 0, and and/or/xor are bitwise.
+    pub fn applies_to(self, ty: Ty) -> bool {
+        match self {
+            Op::Mul => ty == Ty::F32,
+            Op::And | Op::Or | Op::Xor => ty != Ty::F32,
+            _ => true,
+        }
+    }
+
+    /// `OP_ADD`, `OP_MUL`, …
+    pub fn define(self) -> &'static str {
+        match self {
+            Op::Add => "OP_ADD",
+            Op::Mul => "OP_MUL",
+            Op::Min => "OP_MIN",
+            Op::Max => "OP_MAX",
+            Op::And => "OP_AND",
+            Op::Or => "OP_OR",
+            Op::Xor => "OP_XOR",
+        }
+    }
+}
+
+impl Ty {
+    /// `TYPE_F32`, `TYPE_U32`, `TYPE_I32`.
+    pub fn define(self) -> &'static str {
+        match self {
+            Ty::F32 => "TYPE_F32",
+            Ty::U32 => "TYPE_U32",
+            Ty::I32 => "TYPE_I32",
+        }
+    }
+}
+
+/// The identity element's bits: the same values as IDENTITY in glsl/include/reduce_op.glsl.
+pub fn identity(ty: Ty, op: Op) -> u32 {
+    match (op, ty) {
+        (Op::Add | Op::Or | Op::Xor, _) => 0,
+        (Op::Mul, Ty::F32) => 1.0f32.to_bits(),
+        (Op::Mul, _) => 1,
+        (Op::Min, Ty::F32) => f32::INFINITY.to_bits(),
+        (Op::Min, Ty::U32) => u32::MAX,
+        (Op::Min, Ty::I32) => i32::MAX as u32,
+        (Op::Max, Ty::F32) => f32::NEG_INFINITY.to_bits(),
+        (Op::Max, Ty::U32) => 0,
+        (Op::Max, Ty::I32) => i32::MIN as u32,
+        (Op::And, _) => u32::MAX,
+    }
+}
+
+/// What the input values are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Inputs {
+    /// Values whose result is exact in f32 in any order of operations (small integers for
+    /// sums, ±1 and powers of two for products), and any bits for integers: compared exactly.
+    Exact,
+    /// f32 add only: real values in [-1, 1), compared within a stated rounding bound.
+    Real,
+}
+
+/// Input bits for `n` elements, seeded. One element — at `planted` where the input is long
+/// enough, else in the middle — holds the deciding value: the only minimum or maximum, the only
+/// cleared (and) or set (or) bit 0, a factor 2 in products, and for sums a value unlike its
+/// neighbour (so a read shifted by one changes the result).
+pub fn reduce_input(ty: Ty, op: Op, kind: Inputs, n: usize, seed: u64, planted: usize) -> Vec<u32> {
+    let bits = |xs: Vec<f32>| -> Vec<u32> { xs.iter().map(|x| x.to_bits()).collect() };
+    let mut xs: Vec<u32> = match (ty, op) {
+        (Ty::F32, Op::Add) if kind == Inputs::Real => bits(random::f32s(n, seed, -1.0, 1.0)),
+        (Ty::F32, Op::Add) => bits(random::exact_sum_f32s(n, seed)),
+        (Ty::F32, Op::Mul) => bits(random::exact_product_f32s(n, seed)),
+        (Ty::F32, _) => bits(random::f32s(n, seed, -1.0, 1.0)),
+        // and: bits 1..31 cleared here and there (bit 0 only at the planted element); or: set.
+        (_, Op::And) => {
+            random::u32s(n, seed, 1, 39).iter().map(|&k| if k < 32 { !(1 << k) } else { u32::MAX }).collect()
+        }
+        (_, Op::Or) => random::u32s(n, seed, 1, 39).iter().map(|&k| if k < 32 { 1 << k } else { 0 }).collect(),
+        (Ty::U32, Op::Min) => random::u32s(n, seed, 1, u32::MAX),
+        (Ty::U32, Op::Max) => random::u32s(n, seed, 0, u32::MAX - 1),
+        (Ty::U32, _) => random::u32s(n, seed, 0, u32::MAX),
+        (Ty::I32, Op::Min) => random::i32s(n, seed, i32::MIN + 1, i32::MAX).iter().map(|&x| x as u32).collect(),
+        (Ty::I32, Op::Max) => random::i32s(n, seed, i32::MIN, i32::MAX - 1).iter().map(|&x| x as u32).collect(),
+        (Ty::I32, _) => random::i32s(n, seed, i32::MIN, i32::MAX).iter().map(|&x| x as u32).collect(),
+    };
+    if n < 2 {
+        return xs;
+    }
+    let at = if n > planted + 1 { planted } else { n / 2 };
+    let next = xs.get(at + 1).copied().unwrap_or(0);
+    xs[at] = match (ty, op) {
+        (Ty::F32, Op::Add) => (f32::from_bits(next) + 1.0).to_bits(), // within the exact total's spare units
+        (_, Op::Add | Op::Xor) => next ^ 1,
+        (_, Op::Mul) => 2.0f32.to_bits(),
+        (_, Op::And) => !1,
+        (_, Op::Or) => 1,
+        (Ty::F32, Op::Min) => (-2.0f32).to_bits(),
+        (Ty::F32, Op::Max) => 2.0f32.to_bits(),
+        (Ty::U32, Op::Min) => 0,
+        (Ty::U32, Op::Max) => u32::MAX,
+        (Ty::I32, Op::Min) => i32::MIN as u32,
+        (Ty::I32, Op::Max) => i32::MAX as u32,
+    };
+    if op == Op::Mul && at + 1 < n {
+        xs[at + 1] = 1.0f32.to_bits(); // unlike the planted 2, for the shifted read
+    }
+    xs
+}
+
+/// Compare a reduction's result bits with the CPU: integers and exact float inputs exactly;
+/// real float inputs against the f64 sum within the rounding bound of a summation whose longest
+/// chain of sequential adds in one invocation is `chain`.
+pub fn check_reduce(ty: Ty, op: Op, kind: Inputs, input: &[u32], got: u32, chain: u64) -> Check {
+    match ty {
+        Ty::F32 => {
+            let xs: Vec<f64> = input.iter().map(|&b| f64::from(f32::from_bits(b))).collect();
+            let want = match op {
+                Op::Add => xs.iter().sum(),
+                Op::Mul => xs.iter().product(),
+                Op::Min => xs.iter().copied().fold(f64::INFINITY, f64::min),
+                _ => xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            };
+            let got = [f32::from_bits(got)];
+            if kind == Inputs::Exact {
+                return compare_floats(&got, &[want], |_| 0.0, "exact (inputs whose result is exact in f32)");
+            }
+            // Rounding bound of a sum whose longest dependency chain is `chain` adds in one
+            // invocation plus log2(n) tree levels: k·2^-24·Σ|x|.
+            let k = chain as f64 + (xs.len().max(2) as f64).log2().ceil() + 2.0;
+            let bound = k * f64::from(f32::EPSILON) / 2.0 * xs.iter().map(|x| x.abs()).sum::<f64>();
+            let rule = format!("|got - f64 sum| <= {k}·2^-24·Σ|x| = {bound:.3e}");
+            compare_floats(&got, &[want], |_| bound, &rule)
+        }
+        Ty::U32 => compare_exact(&[got], &[reduce_int(op, input, false)]),
+        Ty::I32 => compare_exact(&[got as i32], &[reduce_int(op, input, true) as i32]),
+    }
+}
+
+/// Integer reduction on the CPU over the input bits: wrapping arithmetic; `signed` decides
+/// how min and max compare (add, and, or, xor give the same bits for u32 and i32).
+fn reduce_int(op: Op, xs: &[u32], signed: bool) -> u32 {
+    let ty = if signed { Ty::I32 } else { Ty::U32 };
+    let order = |a: u32, b: u32| if signed { (a as i32).cmp(&(b as i32)) } else { a.cmp(&b) };
+    xs.iter().fold(identity(ty, op), |a, &x| match op {
+        Op::Add => a.wrapping_add(x),
+        Op::Mul => a.wrapping_mul(x),
+        Op::Min => std::cmp::min_by(a, x, |p, q| order(*p, *q)),
+        Op::Max => std::cmp::max_by(a, x, |p, q| order(*p, *q)),
+        Op::And => a & x,
+        Op::Or => a | x,
+        Op::Xor => a ^ x,
+    })
+}
+
+/// Scan input bits for `n` elements, seeded: integers over their whole range (sums wrap), f32
+/// small non-negative integers whose every prefix sum is exact in f32. Element `planted` (or
+/// the middle of a shorter input) differs from its neighbour, so a read shifted by one changes
+/// the scan.
+pub fn scan_input(ty: Ty, n: usize, seed: u64, planted: usize) -> Vec<u32> {
+    let mut xs: Vec<u32> = match ty {
+        Ty::F32 => random::exact_sum_f32s(n, seed).iter().map(|x| x.to_bits()).collect(),
+        Ty::U32 | Ty::I32 => random::u32s(n, seed, 0, u32::MAX),
+    };
+    if n >= 2 {
+        let at = if n > planted + 1 { planted } else { n / 2 };
+        let next = xs.get(at + 1).copied().unwrap_or(0);
+        xs[at] = match ty {
+            Ty::F32 => (f32::from_bits(next) + 1.0).to_bits(), // within the exact total's spare units
+            Ty::U32 | Ty::I32 => next ^ 1,
+        };
+    }
+    xs
+}
+
+/// Compare a prefix sum with the CPU, every element exactly: integers wrapping, f32 against the
+/// f64 prefix sums, which [`scan_input`]'s values make exact in f32 too.
+pub fn check_scan(ty: Ty, exclusive: bool, input: &[u32], got: &[u32]) -> Check {
+    fn pick<T>(exclusive: bool, before: T, after: T) -> T {
+        if exclusive {
+            before
+        } else {
+            after
+        }
+    }
+    match ty {
+        Ty::U32 | Ty::I32 => {
+            let mut running = 0u32;
+            let want: Vec<u32> = input
+                .iter()
+                .map(|&x| {
+                    let before = running;
+                    running = running.wrapping_add(x);
+                    pick(exclusive, before, running)
+                })
+                .collect();
+            compare_exact(got, &want)
+        }
+        Ty::F32 => {
+            let mut running = 0f64;
+            let want: Vec<f64> = input
+                .iter()
+                .map(|&bits| {
+                    let before = running;
+                    running += f64::from(f32::from_bits(bits));
+                    pick(exclusive, before, running)
+                })
+                .collect();
+            let got: Vec<f32> = got.iter().map(|&b| f32::from_bits(b)).collect();
+            compare_floats(&got, &want, |_| 0.0, "exact (integer inputs: every prefix is exact in f32)")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PLANTED: usize = 1025;
+
+    /// The CPU's own result for `input`, as the GPU would return it.
+    fn reduced(ty: Ty, op: Op, input: &[u32]) -> u32 {
+        match ty {
+            Ty::F32 => {
+                let xs = input.iter().map(|&b| f64::from(f32::from_bits(b)));
+                let r = match op {
+                    Op::Add => xs.sum(),
+                    Op::Mul => xs.product(),
+                    Op::Min => xs.fold(f64::INFINITY, f64::min),
+                    _ => xs.fold(f64::NEG_INFINITY, f64::max),
+                };
+                (r as f32).to_bits()
+            }
+            _ => reduce_int(op, input, ty == Ty::I32),
+        }
+    }
+
+    #[test]
+    fn a_dropped_workgroup_or_shifted_read_changes_every_reduction() {
+        for ty in [Ty::F32, Ty::U32, Ty::I32] {
+            for op in [Op::Add, Op::Mul, Op::Min, Op::Max, Op::And, Op::Or, Op::Xor] {
+                if !op.applies_to(ty) {
+                    continue;
+                }
+                let input = reduce_input(ty, op, Inputs::Exact, 100_003, 7, PLANTED);
+                let right = reduced(ty, op, &input);
+                assert!(check_reduce(ty, op, Inputs::Exact, &input, right, 1).passed(), "{ty:?} {op:?}");
+                // The 256 elements around the planted one, dropped.
+                let dropped: Vec<u32> = [&input[..1024], &input[1280..]].concat();
+                let wrong = reduced(ty, op, &dropped);
+                assert!(!check_reduce(ty, op, Inputs::Exact, &input, wrong, 1).passed(), "drop {ty:?} {op:?}");
+                // The planted element read from its neighbour (sum-like operations).
+                if matches!(op, Op::Add | Op::Mul | Op::Xor) {
+                    let mut shifted = input.clone();
+                    shifted[PLANTED] = input[PLANTED + 1];
+                    let wrong = reduced(ty, op, &shifted);
+                    assert!(!check_reduce(ty, op, Inputs::Exact, &input, wrong, 1).passed(), "shift {ty:?} {op:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn exact_float_inputs_allow_no_rounding_slack() {
+        let input = reduce_input(Ty::F32, Op::Add, Inputs::Exact, 4096, 3, PLANTED);
+        let right = reduced(Ty::F32, Op::Add, &input);
+        let one_more = (f32::from_bits(right) + 1.0).to_bits();
+        assert!(!check_reduce(Ty::F32, Op::Add, Inputs::Exact, &input, one_more, 1).passed());
+    }
+
+    #[test]
+    fn real_inputs_pass_within_the_stated_bound_only() {
+        let input = reduce_input(Ty::F32, Op::Add, Inputs::Real, 1 << 16, 3, PLANTED);
+        let sum: f64 = input.iter().map(|&b| f64::from(f32::from_bits(b))).sum();
+        assert!(check_reduce(Ty::F32, Op::Add, Inputs::Real, &input, (sum as f32).to_bits(), 1).passed());
+        assert!(!check_reduce(Ty::F32, Op::Add, Inputs::Real, &input, 0f32.to_bits(), 1).passed() || sum.abs() < 1.0);
+        assert!(!check_reduce(Ty::F32, Op::Add, Inputs::Real, &input, ((sum + 10.0) as f32).to_bits(), 1).passed());
+    }
+
+    #[test]
+    fn scans_catch_a_dropped_tile_and_a_shifted_read() {
+        for ty in [Ty::U32, Ty::F32] {
+            for exclusive in [false, true] {
+                let input = scan_input(ty, 20_000, 5, 12_288);
+                let scan = |xs: &[u32]| -> Vec<u32> {
+                    let mut run = 0f64;
+                    let mut run_u = 0u32;
+                    xs.iter()
+                        .map(|&x| {
+                            let (b, bu) = (run, run_u);
+                            run += f64::from(f32::from_bits(x));
+                            run_u = run_u.wrapping_add(x);
+                            match (ty, exclusive) {
+                                (Ty::F32, true) => (b as f32).to_bits(),
+                                (Ty::F32, false) => (run as f32).to_bits(),
+                                (_, true) => bu,
+                                _ => run_u,
+                            }
+                        })
+                        .collect()
+                };
+                assert!(check_scan(ty, exclusive, &input, &scan(&input)).passed());
+                let mut dropped = input.clone();
+                dropped[8192..16384].iter_mut().for_each(|x| *x = if ty == Ty::F32 { 0f32.to_bits() } else { 0 });
+                let mut wrong = scan(&input);
+                wrong[16384..].copy_from_slice(&scan(&dropped)[16384..]);
+                assert!(!check_scan(ty, exclusive, &input, &wrong).passed(), "drop {ty:?}");
+                let mut shifted = input.clone();
+                shifted[12_288] = input[12_289];
+                assert!(!check_scan(ty, exclusive, &input, &scan(&shifted)).passed(), "shift {ty:?}");
+            }
+        }
+    }
+}
