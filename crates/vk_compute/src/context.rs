@@ -605,6 +605,28 @@ impl Context {
         self.timestamp_valid_bits > 0
     }
 
+    /// Why a workgroup of `workgroup_size` invocations may hold a subgroup with fewer active
+    /// lanes than `gl_SubgroupSize` here, if it may: a fixed size that does not divide the
+    /// workgroup, or a size that may vary on a device that cannot require full subgroups.
+    /// Kernels that give each lane a slot by subgroup ID (scans, shuffles) must not run then.
+    pub fn partial_subgroups(&self, workgroup_size: u32) -> Option<String> {
+        if let Some(size) = self.fixed_subgroup_size() {
+            return (!workgroup_size.is_multiple_of(size))
+                .then(|| format!("workgroups of {workgroup_size} would end in a partial subgroup of size {size}"));
+        }
+        let (min, max) = self.caps.subgroup_size_range();
+        let full = self.caps.size_control.as_ref().is_some_and(|s| s.full_subgroups);
+        match (full, workgroup_size.is_multiple_of(max)) {
+            (true, true) => None,
+            (true, false) => {
+                Some(format!("workgroups of {workgroup_size} are no multiple of the largest subgroup size {max}"))
+            }
+            (false, _) => {
+                Some(format!("subgroup sizes vary ({min}..={max}) and the device cannot require full subgroups"))
+            }
+        }
+    }
+
     /// The subgroup size a kernel built without an explicit request will see, if it is fixed.
     pub fn fixed_subgroup_size(&self) -> Option<u32> {
         let (min, max) = self.caps.subgroup_size_range();

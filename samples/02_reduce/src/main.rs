@@ -229,6 +229,11 @@ impl<'c> Reducer<'c> {
             let either = if variant == Variant::Fast { " (either Arithmetic or Shuffle would do)" } else { "" };
             return Ok(Err(format!("the device lacks subgroup operations {missing:?}{either}")));
         }
+        // Every subgroup variant gives lanes slots by subgroup ID, and the butterfly reads every
+        // lane: a partial subgroup would lose values.
+        if let Some(reason) = ctx.partial_subgroups(WORKGROUP).filter(|_| variant != Variant::Tree) {
+            return Ok(Err(reason));
+        }
         let smallest = ctx.fixed_subgroup_size().unwrap_or(ctx.caps().min_subgroup_size());
         if variant == Variant::Subgroup && smallest < 2 {
             return Ok(Err(format!("subgroups of {smallest} lane cannot reduce anything (subgroup size {smallest})")));

@@ -221,14 +221,9 @@ impl<'c> Scanner<'c> {
             ));
         }
         // A varying subgroup size without computeFullSubgroups could leave a subgroup partial
-        // even then. (Without subgroup size control the size is fixed: full subgroups.)
-        if let Some(control) = &ctx.caps().size_control {
-            if control.min_size != control.max_size && !control.full_subgroups {
-                return Ok(Err(format!(
-                    "subgroup sizes vary ({}..={}) and the device cannot require full subgroups",
-                    control.min_size, control.max_size
-                )));
-            }
+        // even then.
+        if let Some(reason) = ctx.partial_subgroups(workgroup) {
+            return Ok(Err(reason));
         }
         let (primitive, needs) = match variant {
             Variant::Hillis => ("SCAN_HILLIS", SubgroupOps::BASIC),
