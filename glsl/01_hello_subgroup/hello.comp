@@ -32,7 +32,8 @@ void main() {
     uint sum = subgroupAdd(value);
     uint multiples_of_3 = subgroupBallotBitCount(subgroupBallot(lane % 3 == 0));
     uint first = subgroupBroadcastFirst(value);
-    // The source lane exists at every subgroup size (the seed's fixed lane 32 does not).
+    // The source lane exists at every subgroup size (a fixed lane such as 32 exists only in
+    // subgroups of more than 32 lanes).
     // In a partial subgroup it may be inactive, and then the result is undefined.
     uint shuffled = subgroupShuffle(value, (lane + 1) % gl_SubgroupSize);
     // ANCHOR_END: ops

@@ -83,12 +83,12 @@ shared bool is_last_workgroup;
 #endif
 
 void main() {
+    // ANCHOR: loads
     uint tid = gl_LocalInvocationID.x;
     uint groups = gl_NumWorkGroups.x;
     uint stride = groups * gl_WorkGroupSize.x;
     uint n4 = n / 4;
 
-    // ANCHOR: loads
     T4 acc = T4(IDENTITY);
     uint i = gl_WorkGroupID.x * gl_WorkGroupSize.x + tid;
     // UNROLL independent 16-byte loads per step, issued before any is used.

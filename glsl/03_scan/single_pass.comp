@@ -25,7 +25,7 @@
 #extension GL_EXT_shader_atomic_int64 : require
 #extension GL_KHR_memory_scope_semantics : require
 #include "tile_scan.glsl"
-#include "flag_word.glsl"  // TO_BITS, FROM_BITS, SPIN_LIMIT (polls of one window)
+#include "flag_word.glsl"  // TO_BITS, FROM_BITS, SPIN_LIMIT (polls before giving up)
 #include "grid.glsl"
 #include "fault.glsl"
 
@@ -56,14 +56,14 @@ const uint TILE = DATA_INVOCATIONS * ITEMS;
 const uint ROWS = ITEMS / 4;  // 16-byte loads per invocation
 const uint NOT_READY = 0;
 const uint HAS_AGGREGATE = 1;  // the value is the sum of the tile alone
-const uint HAS_PREFIX = 2;     // the value is the sum of tiles 0..t
+// HAS_PREFIX (host define, 2): the value is the sum of tiles 0..t
 #include "striped_tile.glsl"  // load_tile, scan_rows, scan_tile, store_row, store_tile
 
 // ANCHOR: state
 // Tile t's state is tile_state[t * STATE_STRIDE]: 16 words of 8 bytes, one state per 128-byte
 // cache line, so the hundreds of workgroups polling the newest states spread over many lines
 // (and L2 slices) instead of crowding the one or two lines that would hold them all packed.
-const uint STATE_STRIDE = 16;
+// STATE_STRIDE is a host define (16), so that the host reads the states with the same stride.
 void publish(uint tile, uint flag, T value) {
     uint64_t state = (uint64_t(flag) << 32) | uint64_t(TO_BITS(value));
     atomicStore(tile_state[tile * STATE_STRIDE], state, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
@@ -80,6 +80,7 @@ uint64_t read_state(int tile) {
 #define VALUE(state) FROM_BITS(uint(state))
 // ANCHOR_END: state
 
+// ANCHOR: subgroup_look_back
 // One invocation waits (at most SPIN_LIMIT polls) until the closest predecessor is ready,
 // before its subgroup or workgroup polls a whole window: while that tile is not ready, the
 // other invocations' loads would only compete with other tiles' data in L2.
@@ -88,7 +89,6 @@ void wait_for_predecessor(uint tile) {
     }
 }
 
-// ANCHOR: subgroup_look_back
 // The calling subgroup sums the predecessors' states, gl_SubgroupSize tiles per round trip,
 // back to the closest inclusive prefix; returns the sum of all tiles before `tile`. Waits
 // while a predecessor in the window is not ready; gives up after SPIN_LIMIT polls.

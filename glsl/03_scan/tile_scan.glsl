@@ -28,17 +28,20 @@
 // ---- The subgroup primitive: inclusive and exclusive scan of one value per lane. ----
 #if defined(SCAN_INTRINSIC)
 #extension GL_KHR_shader_subgroup_arithmetic : require
+// ANCHOR: intrinsic_scan
 void subgroup_scan(T x, out T inclusive, out T exclusive) {
     inclusive = subgroupInclusiveAdd(x);
     exclusive = subgroupExclusiveAdd(x);
 }
+// ANCHOR_END: intrinsic_scan
 #elif defined(SCAN_SHUFFLE)
 #extension GL_KHR_shader_subgroup_shuffle_relative : require
 // ANCHOR: shuffle_scan
 void subgroup_scan(T x, out T inclusive, out T exclusive) {
     uint lane = gl_SubgroupInvocationID;
     // log2(gl_SubgroupSize) steps: 3 at 8 lanes, 5 at 32, 7 at 128. Each step adds the
-    // running sum (not the original value, the seed article's slip) from `offset` lanes below.
+    // running sum from `offset` lanes below, not that lane's original value (which would
+    // leave x0 out of lane 3's sum).
     for (uint offset = 1; offset < gl_SubgroupSize; offset *= 2) {
         T below = subgroupShuffleUp(x, offset);  // undefined for lane < offset: not used
         if (lane >= offset) {
@@ -51,6 +54,7 @@ void subgroup_scan(T x, out T inclusive, out T exclusive) {
 }
 // ANCHOR_END: shuffle_scan
 #elif defined(SCAN_HILLIS)
+// ANCHOR: hillis_scan
 // Hillis-Steele in shared memory, one region per subgroup, only subgroup barriers.
 shared T hillis[WORKGROUP_SIZE];
 void subgroup_scan(T x, out T inclusive, out T exclusive) {
@@ -71,6 +75,7 @@ void subgroup_scan(T x, out T inclusive, out T exclusive) {
     exclusive = lane == 0 ? T(0) : hillis[slot - 1];
     subgroupBarrier();  // reads done before a later call overwrites the region
 }
+// ANCHOR_END: hillis_scan
 #else
 #error "define SCAN_INTRINSIC, SCAN_SHUFFLE or SCAN_HILLIS"
 #endif

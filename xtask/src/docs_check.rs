@@ -101,11 +101,45 @@ fn check_include(dir: &Path, arg: &str) -> std::result::Result<(), String> {
     }
     let bytes = fs::read(&file).map_err(|e| format!("cannot read: {e}"))?;
     let text = String::from_utf8_lossy(&bytes);
-    if has_marker(&text, "ANCHOR:", anchor) && has_marker(&text, "ANCHOR_END:", anchor) {
-        Ok(())
-    } else {
-        Err(format!("anchor {anchor} not found"))
+    let Some(region) = anchored_region(&text, anchor) else {
+        return Err(format!("anchor {anchor} not found"));
+    };
+    if !balanced(&region) {
+        return Err(format!("anchor {anchor} does not hold complete items (unbalanced braces or parentheses)"));
     }
+    Ok(())
+}
+
+/// The lines between the `ANCHOR: name` line and the `ANCHOR_END: name` line after it.
+fn anchored_region(text: &str, name: &str) -> Option<String> {
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines.iter().position(|line| has_marker(line, "ANCHOR:", name))?;
+    let end = start + lines[start..].iter().position(|line| has_marker(line, "ANCHOR_END:", name))?;
+    Some(lines[start + 1..end].join("\n"))
+}
+
+/// Whether every `{` and `(` of `code` closes inside it, and nothing closes that opened before:
+/// an anchor that ends inside an open `impl` or function shows the reader half an item.
+/// Line comments (`//`) are left out.
+fn balanced(code: &str) -> bool {
+    let mut depth = [0i64; 2];
+    for line in code.lines() {
+        let code = line.split("//").next().unwrap_or("");
+        for c in code.chars() {
+            let (slot, step) = match c {
+                '{' => (0, 1),
+                '}' => (0, -1),
+                '(' => (1, 1),
+                ')' => (1, -1),
+                _ => continue,
+            };
+            depth[slot] += step;
+            if depth[slot] < 0 {
+                return false;
+            }
+        }
+    }
+    depth == [0, 0]
 }
 
 /// Whether a line contains `marker` followed by the whole word `name` (e.g. `// ANCHOR: name`).
@@ -193,6 +227,14 @@ mod tests {
         root.write("code.rs", "// ANCHOR: dispatch_all\n// ANCHOR_END: dispatch_all\n");
         root.write("docs/src/x.md", "{{#include ../../code.rs:dispatch}}\n{{#include ../../code.rs:dispatch_all}}\n");
         assert_eq!(root.problems(), ["docs/src/x.md:1: include of ../../code.rs:dispatch: anchor dispatch not found"]);
+    }
+
+    #[test]
+    fn an_anchor_that_ends_inside_an_item_is_reported() {
+        assert!(balanced("fn a() {\n    b(c);\n}"));
+        assert!(!balanced("impl X {\n    fn a() {}\n"));
+        assert!(!balanced("    }\n}\nfn b() {"));
+        assert!(balanced("// a comment with {\nfn a() {}"));
     }
 
     #[test]

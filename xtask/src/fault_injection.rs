@@ -1,7 +1,8 @@
 //! The fault-injection step of `cargo xtask test`: every check of a correct suite must FAIL when
-//! a sample runs with `--inject-fault` (its kernels compiled with `INJECT_FAULT`: workgroup 1
-//! contributing nothing, or one element read from its neighbour, with the deciding value
-//! planted there). A check that still passes under a fault could not have caught that bug.
+//! a sample runs with `--inject-fault` (its kernels compiled with `INJECT_FAULT`: the workgroup
+//! or tile that covers the planted element contributing nothing, or that element read from its
+//! neighbour). A check that still passes under a fault could not have caught that bug. Each
+//! test runs at a small size and at the largest the device allows (at most 2^28).
 
 use std::time::{Duration, Instant};
 
@@ -13,29 +14,47 @@ use crate::{step, Error, Result};
 const SMALL_SIZE: u64 = 100_003;
 
 /// lavapipe's largest storage buffer (`maxStorageBufferRange`, 128 MiB) in 4-byte elements: the
-/// largest size that runs on every device the suite is tested on.
-const LARGEST_SIZE: u64 = 128 * 1024 * 1024 / 4;
+/// largest size when the device could not be asked.
+pub const LAVAPIPE_LARGEST: u64 = 128 * 1024 * 1024 / 4;
 
-/// One fault-injection run: `binary --json --inject-fault FAULT --size SIZE ARGS`.
+/// One fault-injection test: `binary --json --inject-fault FAULT --size SIZE ARGS`, at the small
+/// size and at the largest.
 struct FaultTest {
     binary: &'static str,
     fault: &'static str,
-    size: u64,
     args: &'static [&'static str],
 }
 
 const FAULT_TESTS: &[FaultTest] = &[
     // A dropped workgroup changes every operation's result (the planted value decides min, max,
     // and, or); an element read from its neighbour changes only the sum-like ones for sure.
-    FaultTest { binary: "02_reduce", fault: "drop-workgroup", size: SMALL_SIZE, args: &[] },
-    FaultTest { binary: "02_reduce", fault: "drop-workgroup", size: LARGEST_SIZE, args: &[] },
-    FaultTest { binary: "02_reduce", fault: "off-by-one", size: SMALL_SIZE, args: &["--op", "add,mul,xor"] },
-    FaultTest { binary: "02_reduce", fault: "off-by-one", size: LARGEST_SIZE, args: &["--op", "add,mul,xor"] },
+    FaultTest { binary: "02_reduce", fault: "drop-workgroup", args: &[] },
+    FaultTest { binary: "02_reduce", fault: "off-by-one", args: &["--op", "add,mul,xor"] },
+    // fast's hand-overs that its default (an atomic result) does not take.
+    FaultTest {
+        binary: "02_reduce",
+        fault: "drop-workgroup",
+        args: &["--variant", "fast", "--fast-result", "last-workgroup"],
+    },
+    FaultTest {
+        binary: "02_reduce",
+        fault: "drop-workgroup",
+        args: &["--variant", "fast", "--fast-result", "last-workgroup", "--fast-fences"],
+    },
     // A scan shows either fault in every later element.
-    FaultTest { binary: "03_scan", fault: "drop-workgroup", size: SMALL_SIZE, args: &[] },
-    FaultTest { binary: "03_scan", fault: "drop-workgroup", size: LARGEST_SIZE, args: &["--type", "u32,f32"] },
-    FaultTest { binary: "03_scan", fault: "off-by-one", size: SMALL_SIZE, args: &[] },
-    FaultTest { binary: "03_scan", fault: "off-by-one", size: LARGEST_SIZE, args: &["--type", "u32,f32"] },
+    FaultTest { binary: "03_scan", fault: "drop-workgroup", args: &[] },
+    FaultTest { binary: "03_scan", fault: "off-by-one", args: &[] },
+    // Both look-backs, whichever the device's default is.
+    FaultTest {
+        binary: "03_scan",
+        fault: "drop-workgroup",
+        args: &["--variant", "single-pass", "--lookback", "subgroup"],
+    },
+    FaultTest {
+        binary: "03_scan",
+        fault: "drop-workgroup",
+        args: &["--variant", "single-pass", "--lookback", "narrow"],
+    },
 ];
 
 /// What one fault-injection run showed.
@@ -106,14 +125,15 @@ fn fault_verdict(code: Option<i32>, stdout: &str) -> Verdict {
 
 /// Runs every [`FAULT_TESTS`] entry (the binaries built by the samples step); fails unless each
 /// one's fault was detected.
-pub fn run(samples: &Samples) -> Result {
+pub fn run(samples: &Samples, largest: u64) -> Result {
     let mut rows: Vec<(String, Verdict, Duration)> = Vec::new();
-    for test in FAULT_TESTS {
+    let runs = FAULT_TESTS.iter().flat_map(|test| [(test, SMALL_SIZE), (test, largest)]);
+    for (test, size) in runs {
         if !samples.contains(test.binary) {
             println!("{}: not in this suite, skipped", test.binary);
             continue;
         }
-        let size = test.size.to_string();
+        let size = size.to_string();
         let mut cmd = samples.command(test.binary);
         cmd.args(["--json", "--inject-fault", test.fault, "--size", &size]).args(test.args);
         let label = format!("{} --inject-fault {} --size {size} {}", test.binary, test.fault, test.args.join(" "));
@@ -147,7 +167,7 @@ mod tests {
 
     #[test]
     fn the_largest_size_is_lavapipes_buffer_limit() {
-        assert_eq!(LARGEST_SIZE, 33_554_432);
+        assert_eq!(LAVAPIPE_LARGEST, 33_554_432);
     }
 
     #[test]

@@ -225,13 +225,18 @@ fn test_steps(root: &Path, quick: bool, times: &mut StepTimes) -> Result {
         step("samples with --validate --json and fault injection: skipped (--quick)");
         return Ok(());
     }
+    let samples = samples::Samples::workspace(root)?;
+    let mut device = None;
     times.time("samples", || {
         step("samples with --validate --json");
-        samples::validate_all(root)
+        samples::build(root)?;
+        device = samples::probe_device(&samples);
+        samples::validate_all(&samples, device.as_ref())
     })?;
+    let largest = device.as_ref().map_or(fault_injection::LAVAPIPE_LARGEST, |d| d.largest_size);
     times.time("fault injection", || {
         step("fault injection: every check must FAIL");
-        fault_injection::run(&samples::Samples::workspace(root)?)
+        fault_injection::run(&samples, largest)
     })
 }
 

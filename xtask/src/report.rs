@@ -51,6 +51,16 @@ impl Document {
         Some(size as u32)
     }
 
+    /// `device.driver_name` (`llvmpipe` for lavapipe); `None` when `device` is null.
+    pub fn driver_name(&self) -> Option<&str> {
+        self.device()?.get("driver_name").and_then(Value::as_str)
+    }
+
+    /// `device.max_storage_buffer_range` in bytes; `None` when `device` is null.
+    pub fn max_storage_buffer_range(&self) -> Option<u64> {
+        Some(self.device()?.get("max_storage_buffer_range").and_then(Value::as_f64)? as u64)
+    }
+
     fn device(&self) -> Option<&Value> {
         self.0.get("device").filter(|device| **device != Value::Null)
     }

@@ -104,6 +104,12 @@ pub fn largest_size(ctx: &Context, elem_bytes: u64) -> u64 {
     (ctx.caps().max_storage_buffer_range / elem_bytes).min(u64::from(u32::MAX))
 }
 
+/// The name a value has on the command line (`single-pass` for `Variant::SinglePass`), so that
+/// output and JSON name variants as the flags do.
+pub fn value_name<T: clap::ValueEnum>(value: T) -> String {
+    value.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default()
+}
+
 /// The chosen values, or all of them when none was chosen (a flag given no values).
 pub fn or_all<T: Copy>(chosen: &[T], all: &[T]) -> Vec<T> {
     if chosen.is_empty() {
@@ -400,7 +406,7 @@ pub fn copy_between(
     rec.fill(src, 0x0102_0304);
     // The fill must land before the copy kernel reads `src`.
     rec.barrier(Barrier::TransferToCompute);
-    rec.submit_and_wait()?;
+    rec.submit_and_wait().context("fill the copy source")?;
     let times =
         time_gpu(ctx, timing, |rec| rec.dispatch(&kernel, &[src.binding(), dst.binding()], &n, [groups, 1, 1]))?;
     Ok(BenchRow::new("copy (ceiling)", vec4s * 4, 2 * vec4s * 16, 0, &times, None))

@@ -13,7 +13,7 @@ mod subgroup_check;
 
 pub use bench::{
     bench_sizes, copy_between, copy_ceiling, empty_dispatch, largest_size, or_all, run_sizes, start_bench, time_gpu,
-    warm_up, warm_up_for, Bench, BenchRow, GpuTimes, Timing,
+    value_name, warm_up, warm_up_for, Bench, BenchRow, GpuTimes, Timing,
 };
 pub use compare::{compare_exact, compare_floats, Check};
 pub use report::{out, Report, Status};

@@ -58,6 +58,8 @@ pub struct DeviceSummary {
     pub api_version: String,
     pub subgroup_size: u32,
     pub required_subgroup_size: Option<u32>,
+    /// The largest storage buffer in bytes (`maxStorageBufferRange`).
+    pub max_storage_buffer_range: u64,
 }
 
 /// Everything a run found. Samples add checks, skips, bench rows and free-form `extra` data.
@@ -91,6 +93,7 @@ impl Report {
             api_version: ctx.caps().api_version.clone(),
             subgroup_size: ctx.caps().subgroup_size,
             required_subgroup_size: ctx.options.subgroup_size,
+            max_storage_buffer_range: ctx.caps().max_storage_buffer_range,
         });
         Report {
             sample: sample.into(),

@@ -23,6 +23,14 @@ pub enum Fault {
 }
 
 impl Fault {
+    /// INJECT_FAULT's value for this fault in glsl/include/fault.glsl.
+    pub fn define(self) -> u32 {
+        match self {
+            Fault::DropWorkgroup => 1,
+            Fault::OffByOne => 2,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Fault::DropWorkgroup => "drop-workgroup",
@@ -40,7 +48,8 @@ pub struct CommonArgs {
     /// List the Vulkan devices and exit.
     #[arg(long)]
     pub list_devices: bool,
-    /// Enable the Khronos validation layer (synchronization validation included); any message fails the run.
+    /// Enable the Khronos validation layer (synchronization validation included); any validation
+    /// or performance message fails the run (the layer's general notes do not).
     #[arg(long)]
     pub validate: bool,
     /// Problem size (elements); the default runs the sample's set of small, odd sizes.
@@ -119,7 +128,7 @@ impl CommonArgs {
         match self.inject_fault {
             None => Vec::new(),
             Some(fault) => vec![
-                ("INJECT_FAULT", (fault as u32 + 1).to_string()),
+                ("INJECT_FAULT", fault.define().to_string()),
                 ("FAULT_ELEMENT", element.to_string()),
                 ("FAULT_WORKGROUP", workgroup.to_string()),
             ],
@@ -178,7 +187,7 @@ fn parse_args<A: SampleArgs>(sample: &str) -> Result<A, ExitCode> {
 }
 
 /// Parse the arguments, create the context, run the sample, and turn the outcome into an exit
-/// code: 0 PASS, 1 FAIL (wrong results or validation messages), 2 error, 77 SKIP.
+/// code: 0 PASS, 1 FAIL (wrong results or validation messages), 2 error, 3 FALLBACK, 77 SKIP.
 pub fn run_sample<A: SampleArgs>(sample: &str, run: impl FnOnce(&Context, &A, &mut Report) -> Result<()>) -> ExitCode {
     let args = match parse_args::<A>(sample) {
         Ok(args) => args,
@@ -193,6 +202,12 @@ pub fn run_sample<A: SampleArgs>(sample: &str, run: impl FnOnce(&Context, &A, &m
         let validation = ctx.validation_counter();
         out(device_line(&ctx));
         crate::subgroup_check::full_subgroups(&ctx)?;
+        if common.pipeline_stats && !ctx.caps().pipeline_executable_info {
+            out(format!(
+                "note: {} does not offer VK_KHR_pipeline_executable_properties: --pipeline-stats prints nothing",
+                ctx.caps().name
+            ));
+        }
         let mut report = Report::new(sample, Some(&ctx), common.seed());
         report.fault = common.inject_fault;
         if let Some(fault) = common.inject_fault {

@@ -21,6 +21,7 @@ pub struct Buffer<'c, T: Pod> {
 }
 
 impl<'c, T: Pod> Buffer<'c, T> {
+    // ANCHOR: buffer_new
     /// A device-local storage buffer with undefined contents (poison it with [`Recorder::fill`]).
     pub fn new(ctx: &'c Context, name: &str, len: usize) -> Result<Self> {
         let bytes = (len.max(1) * std::mem::size_of::<T>()) as u64;
@@ -43,6 +44,7 @@ impl<'c, T: Pod> Buffer<'c, T> {
         buffer.upload(data).with_context(|| format!("upload `{name}`"))?;
         Ok(buffer)
     }
+    // ANCHOR_END: buffer_new
 
     fn with_location(
         ctx: &'c Context,

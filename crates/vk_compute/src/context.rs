@@ -578,14 +578,17 @@ impl Context {
         SubgroupOps(self.caps.subgroup_ops.0 & !self.options.hidden_ops)
     }
 
+    // ANCHOR: grid
     /// A dispatch grid of at least `groups` workgroups that respects the device's limits:
     /// `[x, y, 1]` with x ≤ maxComputeWorkGroupCount[0] and y as needed (Vulkan guarantees only
     /// 65535 per dimension). Shaders take their flat workgroup index from
     /// `glsl/include/grid.glsl` and return at once when it is past the work.
     pub fn grid(&self, groups: u32) -> Result<[u32; 3]> {
         let [max_x, max_y, _] = self.caps.max_workgroup_count;
-        let x = groups.clamp(1, max_x);
-        let y = groups.div_ceil(x);
+        // As few rows as fit, then rows as short as that allows: at most y - 1 idle workgroups.
+        let groups = groups.max(1);
+        let y = groups.div_ceil(max_x);
+        let x = groups.div_ceil(y);
         if y > max_y {
             return setup_error(format!(
                 "{groups} workgroups do not fit a {max_x} × {max_y} grid on {}",
@@ -594,6 +597,7 @@ impl Context {
         }
         Ok([x, y, 1])
     }
+    // ANCHOR_END: grid
 
     /// Counts validation messages; keep a clone to read it after the context is dropped.
     pub fn validation_counter(&self) -> ValidationCounter {
@@ -754,6 +758,7 @@ fn create_device(
     Ok((device, family as u32, timestamp_valid_bits, executable_info))
 }
 
+// ANCHOR: context_drop
 impl Drop for Context {
     fn drop(&mut self) {
         if self.hung.load(Ordering::SeqCst) {
@@ -777,3 +782,4 @@ impl Drop for Context {
         }
     }
 }
+// ANCHOR_END: context_drop

@@ -5,6 +5,7 @@ use crate::{compile_glsl, Context};
 use anyhow::{Context as _, Result};
 use ash::vk;
 
+// ANCHOR: kernel_desc
 /// What a [`Kernel`] is built from. Convention for shaders: storage buffers at set 0,
 /// bindings 0..`buffers`; `layout(local_size_x_id = 0) in;` so the workgroup size is
 /// specialization constant 0; further constants from id 1. The workgroup size is also the
@@ -26,6 +27,7 @@ pub struct KernelDesc<'a> {
     /// Require this subgroup size; `None` uses the context's `--subgroup-size`, if any.
     pub subgroup_size: Option<u32>,
 }
+// ANCHOR_END: kernel_desc
 
 /// A compute pipeline and what it owns. Dropped in reverse creation order.
 pub struct Kernel<'c> {
@@ -59,11 +61,13 @@ impl<'c> Kernel<'c> {
                 ));
             }
         }
+        // ANCHOR: workgroup_define
         // WORKGROUP_SIZE is also a define, for sizing shared arrays: Mesa 22.3's lavapipe sizes
         // a shared array declared with gl_WorkGroupSize.x from the specialization constant's
         // default (1), not its value, and the shader then writes past a heap block.
         let mut defines = desc.defines.clone();
         defines.push(("WORKGROUP_SIZE", desc.workgroup_size.to_string()));
+        // ANCHOR_END: workgroup_define
         let spirv = compile_glsl(desc.shader, &defines)?;
         let mut kernel = Kernel {
             ctx,
@@ -105,6 +109,7 @@ impl<'c> Kernel<'c> {
         let module_info = vk::ShaderModuleCreateInfo::default().code(&spirv);
         // SAFETY: `spirv` is a complete module from shaderc; destroyed right after use below.
         let module = unsafe { ctx.device.create_shader_module(&module_info, None) }.context("create shader module")?;
+        // ANCHOR: stage
         let values: Vec<u32> = std::iter::once(desc.workgroup_size).chain(desc.constants.iter().copied()).collect();
         let entries: Vec<_> = (0..values.len() as u32)
             .map(|id| vk::SpecializationMapEntry::default().constant_id(id).offset(id * 4).size(4))
@@ -127,6 +132,7 @@ impl<'c> Kernel<'c> {
         {
             stage = stage.flags(vk::PipelineShaderStageCreateFlags::REQUIRE_FULL_SUBGROUPS);
         }
+        // ANCHOR_END: stage
         let mut info = [vk::ComputePipelineCreateInfo::default().stage(stage).layout(kernel.layout)];
         if ctx.executable_properties.is_some() {
             info[0] = info[0].flags(vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR);

@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::sync::atomic::Ordering;
 
+// ANCHOR: barrier
 /// The dependencies the samples need, each a global memory barrier. Global barriers are as
 /// fast as buffer barriers on current drivers and cannot miss a buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,7 +25,9 @@ pub enum Barrier {
     /// Shader and copy writes → host reads after the fence wait.
     ToHost,
 }
+// ANCHOR_END: barrier
 
+// ANCHOR: barrier_masks
 impl Barrier {
     fn masks(self) -> (vk::PipelineStageFlags, vk::AccessFlags, vk::PipelineStageFlags, vk::AccessFlags) {
         use vk::{AccessFlags as A, PipelineStageFlags as S};
@@ -44,6 +47,7 @@ impl Barrier {
         }
     }
 }
+// ANCHOR_END: barrier_masks
 
 /// A buffer as a descriptor: what [`Recorder::dispatch`] binds. It borrows the buffer, so the
 /// buffer outlives every recorder it is bound in.

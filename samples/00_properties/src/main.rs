@@ -31,6 +31,11 @@ fn main() -> ExitCode {
 /// Visit every device (or the one chosen with `--device`).
 fn run(args: &Args, report: &mut Report) -> Result<()> {
     args.common.reject_bench_options("00_properties")?;
+    if args.common.subgroup_size.is_some() {
+        return vk_compute::setup_error(
+            "00_properties requires every subgroup size a pipeline can require, one by one: --subgroup-size not accepted",
+        );
+    }
     let all = vk_compute::list_devices()?;
     let indices: Vec<usize> = match args.common.device {
         Some(i) => vec![i], // Context::new gives the clear error if it does not exist
@@ -78,15 +83,25 @@ fn print_properties(c: &DeviceCaps) {
         )),
         None => out("   size control: not supported (VK_EXT_subgroup_size_control absent)"),
     }
-    out(format!(
-        "   atomics the later samples use: shaderInt64 {} + shaderBufferInt64Atomics {} (02 fast's flagged \
-         partials, 03's tile states), shaderBufferFloat32AtomicAdd {} (02 fast's f32 atomic result)",
-        c.shader_int64, c.buffer_int64_atomics, c.buffer_float32_atomic_add
-    ));
-    out(format!(
-        "   16-bit storage: {}, float16: {}, subgroup extended types: {}, Vulkan memory model: {}",
-        c.storage_buffer_16bit, c.shader_float16, c.subgroup_extended_types, c.vulkan_memory_model
-    ));
+    // Features beyond subgroup operations, and the samples that need them.
+    let features = [
+        (
+            "shaderInt64 + shaderBufferInt64Atomics",
+            c.has_int64_buffer_atomics(),
+            "02 fast (flagged partials), 03 single-pass",
+        ),
+        ("shaderBufferFloat32AtomicAdd", c.buffer_float32_atomic_add, "02 fast (f32 atomic result)"),
+        ("16-bit storage", c.storage_buffer_16bit, ""),
+        ("shaderFloat16", c.shader_float16, ""),
+        ("subgroup extended types", c.subgroup_extended_types, ""),
+        ("Vulkan memory model", c.vulkan_memory_model, ""),
+        ("cooperative matrix", !c.coop_mat_shapes.is_empty(), ""),
+    ];
+    for (feature, has, needed_by) in features {
+        let who =
+            if needed_by.is_empty() { "no sample needs it yet".to_string() } else { format!("needed by {needed_by}") };
+        out(format!("   {feature}: {} ({who})", if has { "yes" } else { "no" }));
+    }
     if c.coop_mat_shapes.is_empty() {
         out("   cooperative matrix: none");
     }

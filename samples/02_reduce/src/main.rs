@@ -108,10 +108,14 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
             "no selected operation applies to the selected types (and/or/xor: integers; mul: f32)",
         );
     }
-    // A fault strikes at PLANTED in the second of at least two workgroups of `fast`.
+    // A fault strikes at PLANTED, in the second of at least two workgroups of `fast`.
     let smallest_faultable = (2 * WORKGROUP * args.fast_unroll * 4) as u64;
-    if args.common.inject_fault.is_some() && args.common.size.is_none_or(|n| n < smallest_faultable) {
-        return vk_compute::setup_error(format!("--inject-fault needs --size of at least {smallest_faultable}"));
+    if args.common.inject_fault.is_some()
+        && (args.common.size.is_none_or(|n| n < smallest_faultable) || args.fast_groups < 2)
+    {
+        return vk_compute::setup_error(format!(
+            "--inject-fault needs --size of at least {smallest_faultable} and --fast-groups of at least 2"
+        ));
     }
     let mut bench = harness::Bench::start(ctx, &args.common, report)?;
     // Odd sizes by default: empty, one element, a prime, 2^20+3, and a random size.
@@ -157,10 +161,9 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
 }
 
 fn variant_name(variant: Variant, op: Op, ty: Ty) -> String {
-    format!("{variant:?} {op:?} {ty:?}").to_lowercase()
+    format!("{} {op:?} {ty:?}", harness::value_name(variant)).to_lowercase()
 }
 
-// ANCHOR: reducer
 /// One variant compiled for one type and operation.
 struct Reducer<'c> {
     ctx: &'c Context,
@@ -248,7 +251,7 @@ impl<'c> Reducer<'c> {
             shader,
             defines,
             buffers: if variant == Variant::Fast { 4 } else { 2 },
-            push_constant_bytes: if variant == Variant::Fast { 8 } else { 4 },
+            push_constant_bytes: 8,
             workgroup_size: WORKGROUP,
             constants,
             ..Default::default()
@@ -270,13 +273,13 @@ impl<'c> Reducer<'c> {
     /// Upload `input` and allocate what the passes need. Bad sizes fail here, clearly.
     fn buffers(&self, input: &[u32]) -> Result<Buffers<'c>> {
         let n = input.len();
-        let first_pass = match self.variant {
+        let first_partials = match self.variant {
             Variant::Fast => self.fast_grid(n) as usize,
             Variant::Subgroup => n.div_ceil(WORKGROUP as usize).max(1) * self.max_subgroups as usize,
             _ => n.div_ceil(WORKGROUP as usize).max(1),
         };
         // fast: room for 64-bit flagged partials (zeroed below; each run leaves them zero).
-        let words = if self.variant == Variant::Fast { 2 * first_pass } else { first_pass };
+        let words = if self.variant == Variant::Fast { 2 * first_partials } else { first_partials };
         let scratch = |name| Buffer::<u32>::new(self.ctx, name, words);
         let buffers = Buffers {
             input: Buffer::from_slice(self.ctx, "input", input)?,
@@ -290,10 +293,9 @@ impl<'c> Reducer<'c> {
         rec.fill(&buffers.scratch[0], 0);
         // The poison (and identity), and the cleared partial flags land before the reduction runs.
         rec.barrier(Barrier::TransferToCompute);
-        rec.submit_and_wait()?;
+        rec.submit_and_wait().context("poison the result, clear the partial flags")?;
         Ok(buffers)
     }
-    // ANCHOR_END: reducer
 
     /// Poison the result, so that a run that writes nothing cannot pass; with an atomic result
     /// the accumulator of the next run starts at the identity instead (each run resets the
@@ -320,7 +322,7 @@ impl<'c> Reducer<'c> {
         // The poison (and the accumulator's identity) lands before the reduction writes.
         rec.barrier(Barrier::TransferToCompute);
         self.record(&mut rec, b, b.input.len())?;
-        rec.submit_and_wait()?;
+        rec.submit_and_wait().context("the checked reduction")?;
         Ok(())
     }
 
@@ -379,7 +381,8 @@ impl<'c> Reducer<'c> {
                 // The fill lands before the pass writes its partials.
                 rec.barrier(Barrier::TransferToCompute);
             }
-            rec.dispatch(&self.kernel, &[src, dst.binding()], &m, self.ctx.grid(groups)?)?;
+            let first_pass = u32::from(pass == 0);
+            rec.dispatch(&self.kernel, &[src, dst.binding()], &[m, first_pass], self.ctx.grid(groups)?)?;
             // This pass's partials are written before the next pass (or the readback) reads them.
             rec.barrier(Barrier::ComputeToCompute);
             if last {

@@ -105,8 +105,8 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
     if args.lookback != Lookback::Auto && !variants.contains(&Variant::SinglePass) {
         return vk_compute::setup_error("--lookback changes the single pass only: add --variant single-pass");
     }
-    if args.common.inject_fault.is_some() && args.common.size.is_none_or(|n| n <= 2 * PLANTED as u64) {
-        return vk_compute::setup_error(format!("--inject-fault needs --size above {}", 2 * PLANTED));
+    if args.common.inject_fault.is_some() && args.common.size.is_none() {
+        return vk_compute::setup_error("--inject-fault needs --size (two tiles past the faulty one at least)");
     }
     let types = or_all(&args.ty, Ty::value_variants());
     let modes: Vec<bool> = match (args.inclusive, args.exclusive) {
@@ -138,6 +138,15 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                 bench.copy_ceiling(ctx, n * 4, report)?;
             }
             for (name, exclusive, scanner) in &scanners {
+                // A dropped tile shows in the tiles after it: the faulty one must not be the last.
+                let faulty_tile = PLANTED as u32 / scanner.tile;
+                if args.common.inject_fault.is_some() && scanner.tiles(input.len()) < faulty_tile + 2 {
+                    return vk_compute::setup_error(format!(
+                        "--inject-fault: {name} needs at least {} elements (tiles of {})",
+                        (faulty_tile + 1) * scanner.tile + 1,
+                        scanner.tile
+                    ));
+                }
                 let mut b = scanner.buffers(&input)?;
                 let timed = match &bench {
                     Some(bench) => Some(bench.time(ctx, |rec| scanner.record(rec, &b, input.len()))?),
@@ -161,11 +170,10 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
 }
 
 fn variant_name(variant: Variant, ty: Ty, exclusive: bool) -> String {
-    let v = format!("{variant:?}").to_lowercase();
-    format!("{v} {} {ty:?}", if exclusive { "exclusive" } else { "inclusive" }).to_lowercase()
+    let mode = if exclusive { "exclusive" } else { "inclusive" };
+    format!("{} {mode} {ty:?}", harness::value_name(variant)).to_lowercase()
 }
 
-// ANCHOR: scanner
 /// The pipelines of one variant for one type and mode.
 struct Scanner<'c> {
     ctx: &'c Context,
@@ -197,9 +205,10 @@ struct Scanned {
     fell_back: bool,
 }
 
-/// single-pass: 64-bit words from one tile's state to the next (STATE_STRIDE in the shader).
+/// single-pass: 64-bit words from one tile's state to the next: 16, one state per 128-byte
+/// cache line (why: glsl/03_scan/single_pass.comp). A define of the shader.
 const STATE_STRIDE: usize = 16;
-/// single-pass: the flag of a tile state that holds the inclusive prefix (HAS_PREFIX in the shader).
+/// single-pass: the flag of a tile state that holds the inclusive prefix. A define of the shader.
 const HAS_PREFIX: u64 = 2;
 /// single-pass: the control words, in the shader's order (those before `STALLED` are reset every run).
 const NEXT_TILE: usize = 0;
@@ -263,6 +272,8 @@ impl<'c> Scanner<'c> {
                 ("ITEMS", items.to_string()),
                 ("LOOKBACK_SUBGROUP", u32::from(lookback_lanes > 0).to_string()),
                 ("LOOKBACK_LANES", lookback_lanes.to_string()),
+                ("STATE_STRIDE", format!("{STATE_STRIDE}u")),
+                ("HAS_PREFIX", format!("{HAS_PREFIX}u")),
             ];
             // --inject-fault: the tile that holds PLANTED.
             d.extend(args.common.fault_defines(PLANTED as u64, (PLANTED / tile as usize) as u64));
@@ -356,7 +367,7 @@ impl<'c> Scanner<'c> {
         // The poison lands before the scan writes the output.
         rec.barrier(Barrier::TransferToCompute);
         self.record(&mut rec, b, input.len())?;
-        rec.submit_and_wait()?;
+        rec.submit_and_wait().context("the checked scan")?;
         if self.single_pass() && !b.completed(self.tiles(input.len()))? {
             out(format!(
                 "  single-pass n={}: a workgroup gave up waiting for its predecessor (no forward progress?); \
@@ -367,10 +378,9 @@ impl<'c> Scanner<'c> {
             let output = fallback.scan(&mut fallback.buffers(input)?, input)?.output;
             return Ok(Scanned { output, fell_back: true });
         }
-        Ok(Scanned { output: b.output.download()?, fell_back: false })
+        Ok(Scanned { output: b.output.download().context("read the scan's output")?, fell_back: false })
     }
 }
-// ANCHOR_END: scanner
 
 /// The look-back subgroup's lanes for the single pass (`--lookback`, `auto` resolved), 0 for
 /// the narrow look-back; `Err` (a SKIP) when the choice cannot run here.
