@@ -55,6 +55,9 @@ const FAULT_TESTS: &[FaultTest] = &[
         fault: "drop-workgroup",
         args: &["--variant", "single-pass", "--lookback", "narrow"],
     },
+    // Half the elements kept: a dropped workgroup loses some, a shifted read changes one.
+    FaultTest { binary: "04_compaction", fault: "drop-workgroup", args: &["--keep-ratio", "50"] },
+    FaultTest { binary: "04_compaction", fault: "off-by-one", args: &["--keep-ratio", "50"] },
 ];
 
 /// What one fault-injection run showed.

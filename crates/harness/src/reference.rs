@@ -240,6 +240,157 @@ pub fn check_scan(ty: Ty, exclusive: bool, input: &[u32], got: &[u32]) -> Check 
     }
 }
 
+/// What a compaction keeps (04_compaction's `--form`).
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// Keep `x < threshold`.
+    Select,
+    /// Keep where `flags[i] != 0`.
+    Flags,
+    /// Kept elements (`x < threshold`) in order at the front, the rest after them in reverse.
+    Partition,
+    /// Drop consecutive duplicates: keep `x[i]` unless it equals `x[i - 1]`.
+    Unique,
+}
+
+/// A compaction's input: the elements' bits, the flags (flags form), the threshold's bits.
+pub struct CompactionInput {
+    pub data: Vec<u32>,
+    pub flags: Vec<u32>,
+    pub threshold_bits: u32,
+}
+
+/// Element values of the u32 compactions: 0..SCALE, so that a threshold of SCALE keeps all.
+const SCALE: u32 = 1_000_000;
+
+/// A seeded compaction input of `n` elements that keeps about `keep_percent` % of them: f32 in
+/// [0, 1) or u32 in 0..10^6 against a threshold of that fraction; flags set with that
+/// probability; for unique, runs of equal values that end with that probability. Around
+/// `planted` (when it fits) element `planted` is kept and its neighbour is not, so that a
+/// dropped workgroup or a read shifted by one changes what is kept.
+pub fn compaction_input(form: Form, ty: Ty, keep_percent: u32, n: usize, seed: u64, planted: usize) -> CompactionInput {
+    let fraction = f64::from(keep_percent.min(100)) / 100.0;
+    let value = |u: u32| -> u32 {
+        match ty {
+            Ty::F32 => (f64::from(u) / f64::from(SCALE)) as f32,
+            _ => return u,
+        }
+        .to_bits()
+    };
+    let threshold_bits = match ty {
+        Ty::F32 => (fraction as f32).to_bits(),
+        _ => (fraction * f64::from(SCALE)) as u32,
+    };
+    let draws = random::u32s(n, seed, 0, SCALE - 1);
+    let cut = (fraction * f64::from(SCALE)) as u32;
+    let mut data: Vec<u32> = match form {
+        Form::Unique => {
+            let mut r = random::rng(seed, 7);
+            let mut current = 0;
+            draws
+                .iter()
+                .map(|&u| {
+                    if u < cut || current == 0 {
+                        current = value(rand::Rng::random_range(&mut r, 0..SCALE)) | 1;
+                        // never 0 bits
+                    }
+                    current
+                })
+                .collect()
+        }
+        _ => draws.iter().map(|&u| value(u)).collect(),
+    };
+    let mut flags: Vec<u32> = match form {
+        Form::Flags => random::u32s(n, seed ^ 1, 0, SCALE - 1).iter().map(|&u| u32::from(u < cut)).collect(),
+        _ => vec![0],
+    };
+    if n > planted + 1 && planted > 0 {
+        match form {
+            Form::Select | Form::Partition => {
+                data[planted] = value(0); // kept at any threshold above 0
+                data[planted + 1] = value(SCALE - 1); // rejected below 100 %
+            }
+            Form::Flags => {
+                flags[planted] = 1;
+                flags[planted + 1] = 0;
+            }
+            Form::Unique => {
+                let (a, b) = (value(1), value(2));
+                data[planted - 1] = a;
+                data[planted] = b; // kept: unlike the one before
+                data[planted + 1] = a; // kept too; read in place of `planted`, it would not be
+            }
+        }
+    }
+    CompactionInput { data, flags, threshold_bits }
+}
+
+/// The CPU's compaction of `input`: the kept elements in order, and the rejected ones in order.
+pub fn compact(form: Form, ty: Ty, input: &CompactionInput) -> (Vec<u32>, Vec<u32>) {
+    let below = |x: u32| match ty {
+        Ty::F32 => f32::from_bits(x) < f32::from_bits(input.threshold_bits),
+        _ => x < input.threshold_bits,
+    };
+    let (mut kept, mut rejected) = (Vec::new(), Vec::new());
+    for (i, &x) in input.data.iter().enumerate() {
+        let keep = match form {
+            Form::Select | Form::Partition => below(x),
+            Form::Flags => input.flags[i] != 0,
+            Form::Unique => i == 0 || x != input.data[i - 1],
+        };
+        if keep {
+            kept.push(x);
+        } else {
+            rejected.push(x);
+        }
+    }
+    (kept, rejected)
+}
+
+/// Check a compaction's `output` (n elements, poisoned before the run) and reported `count`:
+/// the count exactly; stable (`ordered`) output element by element, unordered output as a
+/// multiset; past the kept elements, the rejected ones in reverse (partition) or the poison.
+pub fn check_compaction(
+    form: Form,
+    ty: Ty,
+    input: &CompactionInput,
+    output: &[u32],
+    count: u32,
+    ordered: bool,
+) -> Check {
+    let (kept, rejected) = compact(form, ty, input);
+    let mut check = compare_exact(&[count as usize], &[kept.len()]);
+    check.rule = "kept count exact".into();
+    if check.mismatches > 0 || output.len() != input.data.len() {
+        check.first.push(format!("output of {} elements for {} inputs", output.len(), input.data.len()));
+        return check;
+    }
+    let (front, back) = output.split_at(kept.len());
+    let mut want_back: Vec<u32> = if form == Form::Partition {
+        rejected.iter().rev().copied().collect()
+    } else {
+        vec![crate::POISON; back.len()]
+    };
+    let (mut got_front, mut want_front, mut got_back) = (front.to_vec(), kept, back.to_vec());
+    if !ordered {
+        got_front.sort_unstable();
+        want_front.sort_unstable();
+        got_back.sort_unstable();
+        want_back.sort_unstable();
+    }
+    let front_check = compare_exact(&got_front, &want_front);
+    let back_check = compare_exact(&got_back, &want_back);
+    check.compared = output.len() + 1;
+    check.mismatches += front_check.mismatches + back_check.mismatches;
+    check.first.extend(front_check.first.into_iter().map(|m| format!("kept {m}")));
+    check.first.extend(back_check.first.into_iter().map(|m| format!("after the kept {m}")));
+    check.first.truncate(10);
+    let tail = if form == Form::Partition { "rejected in reverse after them" } else { "poison after them" };
+    check.rule =
+        format!("count exact, kept elements {} exactly, {tail}", if ordered { "in order" } else { "as a multiset" });
+    check
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,53 @@
+// predicate.glsl — what the compaction kernels share: the element type, the buffers, and which
+// elements are kept. Host defines: DATA_F32 or DATA_U32 (the elements); one form:
+//   FORM_SELECT    keep x < threshold (the push constant, as the element's bits);
+//   FORM_FLAGS     keep where flags[i] != 0;
+//   FORM_PARTITION keep x < threshold in order at the front, the rest after them in reverse;
+//   FORM_UNIQUE    keep x[i] unless it equals x[i - 1] (drop consecutive duplicates).
+// Buffers: 0 input, 1 output, 2 flags (FORM_FLAGS; else unused), 3 control words.
+#include "grid.glsl"
+#include "fault.glsl"
+
+#if defined(DATA_F32)
+#define D float
+#define D4 vec4
+#define D_FROM_BITS(b) uintBitsToFloat(b)
+#elif defined(DATA_U32)
+#define D uint
+#define D4 uvec4
+#define D_FROM_BITS(b) (b)
+#else
+#error "define DATA_F32 or DATA_U32"
+#endif
+
+layout(std430, binding = 0) readonly buffer Src4 { D4 src4[]; };
+layout(std430, binding = 0) readonly buffer Src1 { D src1[]; };
+layout(std430, binding = 1) writeonly buffer Dst1 { D dst1[]; };
+layout(std430, binding = 2) readonly buffer Flags { uint flags[]; };
+// kept, rejected (the unordered variants' slot counters; the stable ones write the total kept
+// at the end), then the single pass's next tile, tiles written, stalled.
+layout(std430, binding = 3) buffer Control {
+    uint kept_count;
+    uint rejected_count;
+    uint next_tile;
+    uint tiles_written;
+    uint stalled;
+};
+layout(push_constant) uniform Push { uint n; uint threshold_bits; };
+
+// Element i (its value read by the caller as x): kept? `previous` is element i - 1 (unique only).
+bool keep(uint i, D x, D previous) {
+#if defined(FORM_FLAGS)
+    return flags[fault_index(i)] != 0;
+#elif defined(FORM_UNIQUE)
+    return i == 0 || x != previous;
+#else
+    return x < D_FROM_BITS(threshold_bits);
+#endif
+}
+
+#if defined(FORM_PARTITION)
+const bool PARTITION = true;
+#else
+const bool PARTITION = false;
+#endif

@@ -1,0 +1,384 @@
+//! 04_compaction — keep the elements that pass a test (stream compaction, select-if, filter),
+//! four ways, from one atomic per element to a stable single pass.
+//!
+//! 1. `naive`: one `atomicAdd` per kept element for its output slot (order scrambled).
+//! 2. `aggregated`: `subgroupBallot` of the test, each lane's rank from
+//!    `subgroupBallotExclusiveBitCount`, one `subgroupElect`ed lane reserves the subgroup's slots
+//!    with one atomic, `subgroupBroadcastFirst` hands the base on (order kept within a subgroup
+//!    only).
+//! 3. `single-pass`: stable, in one pass: per-tile counts, the tile's offset from 03's decoupled
+//!    look-back (glsl/include/lookback.glsl), the kept elements staged in shared memory and
+//!    written coalesced. Falls back to `three-pass` (FALLBACK) if workgroups make no progress.
+//! 4. `three-pass`: stable, for reference: count per tile, scan the counts, scatter.
+//!
+//! Forms: `select` (x < threshold), `flags` (flags[i] != 0), `partition` (kept ones in order at
+//! the front, the rest after them in reverse order, as CUB's DevicePartition), `unique` (drop
+//! consecutive duplicates). Every run checks the count exactly, stable output element by element
+//! and unordered output as a multiset, and the rest of the output (rejected in reverse, or
+//! untouched poison). Run: `cargo run --release --bin 04_compaction [-- --bench]
+//! [--variant single-pass --form select --keep-ratio 50 --size 1000003]`
+
+use anyhow::{Context as _, Result};
+use clap::{Parser, ValueEnum};
+use harness::reference::{self, CompactionInput, Form, Ty};
+use harness::{or_all, out, Report};
+use std::process::ExitCode;
+use vk_compute::{Barrier, Buffer, Context, Kernel, KernelDesc, Recorder, SubgroupOps};
+
+#[derive(Parser, Debug)]
+#[command(about = "Stream compaction: naive atomics, ballot-aggregated atomics, a stable single pass")]
+struct Args {
+    #[command(flatten)]
+    common: harness::CommonArgs,
+    /// Which variants to run (default: all).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    variant: Vec<Variant>,
+    /// Which forms (default: all; with --bench: select).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    form: Vec<Form>,
+    /// Element types: f32 or u32 (default: both; with --bench: f32).
+    #[arg(long = "type", value_enum, value_delimiter = ',')]
+    ty: Vec<ElemType>,
+    /// Percent of the elements kept (default: 0, 1, 10, 50, 99, 100; with --bench: 10, 50).
+    #[arg(long, value_delimiter = ',')]
+    keep_ratio: Vec<u32>,
+}
+
+harness::sample_args!(Args);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Variant {
+    Naive,
+    Aggregated,
+    SinglePass,
+    ThreePass,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum ElemType {
+    F32,
+    U32,
+}
+
+impl From<ElemType> for Ty {
+    fn from(ty: ElemType) -> Self {
+        match ty {
+            ElemType::F32 => Ty::F32,
+            ElemType::U32 => Ty::U32,
+        }
+    }
+}
+
+/// Invocations per workgroup, and elements per invocation of the stable variants (a tile of
+/// 256 × 16 = 4096 elements, 16 KiB staged in shared memory).
+const WORKGROUP: u32 = 256;
+const ITEMS: u32 = 16;
+const TILE: u32 = WORKGROUP * ITEMS;
+/// The element where `--inject-fault` strikes and around which the input is planted: in
+/// workgroup 48 of the one-element-per-invocation variants, tile 3 of the stable ones.
+const PLANTED: usize = 12_288;
+/// The control words (glsl/04_compaction/predicate.glsl), and the single pass's tile states.
+const KEPT: usize = 0;
+const NEXT_TILE: usize = 2;
+const TILES_WRITTEN: usize = 3;
+const STALLED: usize = 4;
+const STATE_STRIDE: usize = 16;
+const HAS_PREFIX: u64 = 2;
+
+fn main() -> ExitCode {
+    harness::run_sample::<Args>("04_compaction", run)
+}
+
+fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
+    let seed = args.common.seed();
+    if let Some(n) = args.common.size {
+        harness::check_size(ctx, n, 4)?;
+    }
+    if args.keep_ratio.iter().any(|&r| r > 100) {
+        return vk_compute::setup_error("--keep-ratio is a percentage: 0..=100");
+    }
+    if args.common.inject_fault.is_some() && args.common.size.is_none_or(|n| n < 4 * TILE as u64) {
+        return vk_compute::setup_error(format!("--inject-fault needs --size of at least {}", 4 * TILE));
+    }
+    let bench = args.common.bench;
+    let variants = or_all(&args.variant, Variant::value_variants());
+    let forms = or_all(&args.form, if bench { &[Form::Select] } else { Form::value_variants() });
+    let types = or_all(&args.ty, if bench { &[ElemType::F32] } else { ElemType::value_variants() });
+    let ratios = or_all(&args.keep_ratio, if bench { &[10, 50] } else { &[0, 1, 10, 50, 99, 100] });
+    let mut timer = harness::Bench::start(ctx, &args.common, report)?;
+    // Sizes: one, a prime, 2^20+3 (the last tile partial), and a random size.
+    let sizes = harness::run_sizes(ctx, &args.common, &[1, 7, 1_000_003, harness::random::size(seed, 2, 1 << 21)]);
+    for &form in &forms {
+        for &ty in &types {
+            let mut compactors = Vec::new();
+            for &variant in &variants {
+                let name =
+                    format!("{} {} {ty:?}", harness::value_name(variant), harness::value_name(form)).to_lowercase();
+                if let Some(c) = report.skip_unless(&name, Compactor::new(ctx, variant, form, ty, args)?) {
+                    compactors.push((name, c));
+                }
+            }
+            for &n in &sizes {
+                for &ratio in &ratios {
+                    let input = reference::compaction_input(form, ty.into(), ratio, n as usize, seed, PLANTED);
+                    if let Some(timer) = &mut timer {
+                        timer.copy_ceiling(ctx, n * 4, report)?;
+                    }
+                    for (name, compactor) in &compactors {
+                        let label = format!("{name} keep {ratio}%");
+                        let mut b = compactor.buffers(&input)?;
+                        let timed = match &timer {
+                            Some(t) => Some(t.time(ctx, |rec| compactor.record(rec, &b, n as usize))?),
+                            None => None,
+                        };
+                        let done = compactor.compact(&mut b, &input).with_context(|| format!("{label} n={n}"))?;
+                        let result = reference::check_compaction(
+                            form,
+                            ty.into(),
+                            &input,
+                            &done.output,
+                            done.count,
+                            compactor.variant.stable(),
+                        );
+                        if done.fell_back {
+                            report.check_fallback(
+                                &label,
+                                Some(n),
+                                &result,
+                                "the single pass stalled; three passes redid it",
+                            );
+                            continue;
+                        }
+                        report.check(&label, Some(n), &result);
+                        if let (Some(t), Some(times)) = (&timer, &timed) {
+                            t.row(report, &label, n, bytes_moved(form, &input, done.count), times);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+// ANCHOR: bytes
+/// The fewest bytes the work must move: every element read, every kept one written (every
+/// element for partition), and the flags read in the flags form.
+fn bytes_moved(form: Form, input: &CompactionInput, kept: u32) -> u64 {
+    let n = input.data.len() as u64;
+    match form {
+        Form::Partition => 8 * n,
+        Form::Flags => 8 * n + 4 * u64::from(kept),
+        Form::Select | Form::Unique => 4 * n + 4 * u64::from(kept),
+    }
+}
+// ANCHOR_END: bytes
+
+impl Variant {
+    fn stable(self) -> bool {
+        matches!(self, Variant::SinglePass | Variant::ThreePass)
+    }
+}
+
+/// One variant's pipelines for one form and type.
+struct Compactor<'c> {
+    ctx: &'c Context,
+    variant: Variant,
+    /// naive, aggregated, single-pass: one kernel; three-pass: count, scan, scatter.
+    kernels: Vec<Kernel<'c>>,
+    /// single-pass only: the three passes to fall back to when workgroups stall.
+    fallback: Option<Box<Compactor<'c>>>,
+}
+
+/// Device buffers for one input.
+struct Buffers<'c> {
+    input: Buffer<'c, u32>,
+    output: Buffer<'c, u32>,
+    flags: Buffer<'c, u32>,
+    /// kept, rejected, next tile, tiles written, stalled (see predicate.glsl).
+    control: Buffer<'c, u32>,
+    /// single-pass: the tile states; three-pass: the per-tile counts, then their prefixes.
+    tile_states: Buffer<'c, u64>,
+    partials: Buffer<'c, u32>,
+    threshold_bits: u32,
+}
+
+/// What one checked run produced.
+struct Compacted {
+    output: Vec<u32>,
+    count: u32,
+    fell_back: bool,
+}
+
+impl<'c> Compactor<'c> {
+    fn new(ctx: &'c Context, variant: Variant, form: Form, ty: ElemType, args: &Args) -> Result<Result<Self, String>> {
+        let ballot = SubgroupOps::BASIC | SubgroupOps::BALLOT;
+        let stable = ballot | SubgroupOps::ARITHMETIC | SubgroupOps::VOTE;
+        let needs = match variant {
+            Variant::Naive => 0,
+            Variant::Aggregated => ballot,
+            Variant::SinglePass | Variant::ThreePass => stable,
+        };
+        let ops = ctx.subgroup_ops();
+        if !ops.has(needs) {
+            return Ok(Err(format!("the device lacks subgroup operations {:?}", ops.missing(needs))));
+        }
+        if variant == Variant::SinglePass && !ctx.caps().has_int64_buffer_atomics() {
+            return Ok(Err("the device lacks 64-bit buffer atomics (shaderInt64, shaderBufferInt64Atomics)".into()));
+        }
+        if let Some(reason) = ctx.partial_subgroups(WORKGROUP).filter(|_| variant != Variant::Naive) {
+            return Ok(Err(reason));
+        }
+        let form_define = format!("FORM_{}", harness::value_name(form).to_uppercase());
+        let kernel = |shader: &str, mode: &str| -> Result<Kernel<'c>> {
+            let mut defines = vec![
+                (if ty == ElemType::F32 { "DATA_F32" } else { "DATA_U32" }, "1".to_string()),
+                (form_define.as_str(), "1".to_string()),
+                ("ITEMS", ITEMS.to_string()),
+                ("MODE_SINGLE_PASS", u32::from(mode == "single").to_string()),
+                ("MODE_COUNT", u32::from(mode == "count").to_string()),
+                ("STATE_STRIDE", format!("{STATE_STRIDE}u")),
+                ("HAS_PREFIX", format!("{HAS_PREFIX}u")),
+            ];
+            // --inject-fault: the workgroup (or tile) that holds PLANTED.
+            let per_workgroup = if variant.stable() { TILE } else { WORKGROUP } as usize;
+            defines.extend(args.common.fault_defines(PLANTED as u64, (PLANTED / per_workgroup) as u64));
+            let desc = KernelDesc {
+                shader,
+                defines: defines.iter().map(|(k, v)| (*k, v.clone())).collect(),
+                buffers: 5,
+                push_constant_bytes: 8,
+                workgroup_size: WORKGROUP,
+                ..Default::default()
+            };
+            Kernel::new(ctx, &desc)
+        };
+        let kernels = match variant {
+            Variant::Naive => vec![kernel("04_compaction/naive.comp", "")?],
+            Variant::Aggregated => vec![kernel("04_compaction/aggregated.comp", "")?],
+            Variant::SinglePass => vec![kernel("04_compaction/stable.comp", "single")?],
+            Variant::ThreePass => {
+                // Pass 2, the exclusive scan of the tiles' counts in one workgroup, is 03's.
+                let scan = KernelDesc {
+                    shader: "03_scan/reduce_then_scan.comp",
+                    defines: ["TYPE_U32", "SCAN_INTRINSIC"]
+                        .map(|d| (d, "1".to_string()))
+                        .into_iter()
+                        .chain([
+                            ("EXCLUSIVE", "1".to_string()),
+                            ("ITEMS", ITEMS.to_string()),
+                            ("PASS", "2".to_string()),
+                        ])
+                        .collect(),
+                    buffers: 3,
+                    push_constant_bytes: 4,
+                    workgroup_size: WORKGROUP,
+                    ..Default::default()
+                };
+                let scan = Kernel::new(ctx, &scan)?;
+                vec![
+                    kernel("04_compaction/stable.comp", "count")?,
+                    scan,
+                    kernel("04_compaction/stable.comp", "scatter")?,
+                ]
+            }
+        };
+        let fallback = match variant {
+            Variant::SinglePass => Compactor::new(ctx, Variant::ThreePass, form, ty, args)?.map(Box::new).ok(),
+            _ => None,
+        };
+        Ok(Ok(Compactor { ctx, variant, kernels, fallback }))
+    }
+
+    fn tiles(n: usize) -> u32 {
+        (n as u32).div_ceil(TILE).max(1)
+    }
+
+    fn buffers(&self, input: &CompactionInput) -> Result<Buffers<'c>> {
+        let ctx = self.ctx;
+        let n = input.data.len();
+        let tiles = Self::tiles(n) as usize;
+        let states = if self.variant == Variant::SinglePass { tiles * STATE_STRIDE } else { 1 };
+        Ok(Buffers {
+            input: Buffer::from_slice(ctx, "input", &input.data)?,
+            output: Buffer::new(ctx, "output", n.max(1))?,
+            flags: Buffer::from_slice(ctx, "flags", &input.flags)?,
+            control: Buffer::from_slice(ctx, "control", &[0u32; STALLED + 1])?,
+            tile_states: Buffer::new(ctx, "tile states", states)?,
+            partials: Buffer::new(ctx, "partials", tiles)?,
+            threshold_bits: input.threshold_bits,
+        })
+    }
+
+    // ANCHOR: record
+    /// Record one whole compaction of `n` elements into `b.output`.
+    fn record<'r>(&'r self, rec: &mut Recorder<'_, 'r>, b: &'r Buffers, n: usize) -> Result<()> {
+        let push = [n as u32, b.threshold_bits];
+        let io = [b.input.binding(), b.output.binding(), b.flags.binding(), b.control.binding()];
+        let with = |scratch| [io[0], io[1], io[2], io[3], scratch];
+        // The counters (not `stalled`, the last word, which covers every run on these buffers)
+        // and the tile states start at zero.
+        rec.fill_range(&b.control, KEPT, STALLED, 0).context("reset the counters")?;
+        if self.variant == Variant::SinglePass {
+            rec.fill(&b.tile_states, 0);
+        }
+        // The zeroed words land before any workgroup reads them.
+        rec.barrier(Barrier::TransferToCompute);
+        let tiles = Self::tiles(n);
+        match self.variant {
+            Variant::Naive | Variant::Aggregated => {
+                let groups = (n as u32).div_ceil(WORKGROUP).max(1);
+                rec.dispatch(&self.kernels[0], &with(b.partials.binding()), &push, self.ctx.grid(groups)?)?;
+            }
+            Variant::SinglePass => {
+                rec.dispatch(&self.kernels[0], &with(b.tile_states.binding()), &push, self.ctx.grid(tiles)?)?;
+            }
+            Variant::ThreePass => {
+                rec.dispatch(&self.kernels[0], &with(b.partials.binding()), &push, self.ctx.grid(tiles)?)?;
+                // Pass 1's counts are written before pass 2 scans them.
+                rec.barrier(Barrier::ComputeToCompute);
+                let scan_io = [b.input.binding(), b.output.binding(), b.partials.binding()];
+                rec.dispatch(&self.kernels[1], &scan_io, &tiles, [1, 1, 1])?;
+                // Pass 2's prefixes are written before pass 3 reads them.
+                rec.barrier(Barrier::ComputeToCompute);
+                rec.dispatch(&self.kernels[2], &with(b.partials.binding()), &push, self.ctx.grid(tiles)?)?;
+            }
+        }
+        // The output and the count are complete before anything reads them.
+        rec.barrier(Barrier::ComputeToCompute);
+        Ok(())
+    }
+    // ANCHOR_END: record
+
+    // ANCHOR: compact
+    /// The run that gets checked: poison the output, compact once; a single pass that stalled
+    /// (in this run or any earlier one on `b`) is redone by the three passes.
+    fn compact(&self, b: &mut Buffers, input: &CompactionInput) -> Result<Compacted> {
+        let n = input.data.len();
+        let mut rec = Recorder::new(self.ctx)?;
+        rec.fill(&b.output, harness::POISON);
+        // The poison lands before the kernels write the output.
+        rec.barrier(Barrier::TransferToCompute);
+        self.record(&mut rec, b, n)?;
+        rec.submit_and_wait().context("the checked compaction")?;
+        let control = b.control.download().context("read the counters")?;
+        if self.variant == Variant::SinglePass {
+            let states = b.tile_states.download().context("read the tile states")?;
+            let published = states.iter().step_by(STATE_STRIDE).all(|&s| s >> 32 == HAS_PREFIX);
+            let tiles = Self::tiles(n);
+            let complete = control[NEXT_TILE] == tiles && control[TILES_WRITTEN] == tiles && control[STALLED] == 0;
+            if !(published && complete) {
+                out(format!(
+                    "  single-pass n={n}: a workgroup gave up waiting (no forward progress?); three passes redo it"
+                ));
+                let fallback = self.fallback.as_ref().context("single pass stalled and there is no fallback")?;
+                let redone = fallback.compact(&mut fallback.buffers(input)?, input)?;
+                return Ok(Compacted { fell_back: true, ..redone });
+            }
+        }
+        let mut output = b.output.download().context("read the output")?;
+        output.truncate(n);
+        Ok(Compacted { output, count: control[KEPT], fell_back: false })
+    }
+    // ANCHOR_END: compact
+}
