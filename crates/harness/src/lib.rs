@@ -5,6 +5,7 @@
 
 pub mod bench;
 pub mod compare;
+pub mod lookback;
 pub mod random;
 pub mod reference;
 pub mod report;

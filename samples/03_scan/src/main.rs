@@ -205,11 +205,6 @@ struct Scanned {
     fell_back: bool,
 }
 
-/// single-pass: 64-bit words from one tile's state to the next: 16, one state per 128-byte
-/// cache line (why: glsl/03_scan/single_pass.comp). A define of the shader.
-const STATE_STRIDE: usize = 16;
-/// single-pass: the flag of a tile state that holds the inclusive prefix. A define of the shader.
-const HAS_PREFIX: u64 = 2;
 /// single-pass: the control words, in the shader's order (those before `STALLED` are reset every run).
 const NEXT_TILE: usize = 0;
 const TILES_WRITTEN: usize = 1;
@@ -272,9 +267,8 @@ impl<'c> Scanner<'c> {
                 ("ITEMS", items.to_string()),
                 ("LOOKBACK_SUBGROUP", u32::from(lookback_lanes > 0).to_string()),
                 ("LOOKBACK_LANES", lookback_lanes.to_string()),
-                ("STATE_STRIDE", format!("{STATE_STRIDE}u")),
-                ("HAS_PREFIX", format!("{HAS_PREFIX}u")),
             ];
+            d.extend(harness::lookback::defines());
             // --inject-fault: the tile that holds PLANTED.
             d.extend(args.common.fault_defines(PLANTED as u64, (PLANTED / tile as usize) as u64));
             if let Some(p) = pass {
@@ -316,7 +310,8 @@ impl<'c> Scanner<'c> {
     fn buffers(&self, input: &[u32]) -> Result<Buffers<'c>> {
         let tiles = self.tiles(input.len()) as usize;
         // Each kind of scan binds only its own scratch buffer: the other gets one element.
-        let (partials, states) = if self.single_pass() { (1, tiles * STATE_STRIDE) } else { (tiles, 1) };
+        let (partials, states) =
+            if self.single_pass() { (1, tiles * harness::lookback::STATE_STRIDE) } else { (tiles, 1) };
         let ctx = self.ctx;
         Ok(Buffers {
             input: Buffer::from_slice(ctx, "input", input)?,
@@ -412,13 +407,10 @@ fn lookback_subgroup_lanes(ctx: &Context, args: &Args) -> Result<Result<u32, Str
 }
 
 impl Buffers<'_> {
-    /// Whether the single pass over `tiles` tiles finished cleanly: every tile claimed, written
-    /// and published, and no stall in any run on these buffers.
+    /// Whether the single pass over `tiles` tiles finished cleanly (see harness::lookback).
     fn completed(&mut self, tiles: u32) -> Result<bool> {
         let control = self.control.download().context("read the tile counters")?;
         let states = self.tile_states.download().context("read the tile states")?;
-        let all_published = states.iter().step_by(STATE_STRIDE).all(|&s| s >> 32 == HAS_PREFIX);
-        let counted = |word: usize| control[word] == tiles;
-        Ok(counted(NEXT_TILE) && counted(TILES_WRITTEN) && control[STALLED] == 0 && all_published)
+        Ok(harness::lookback::completed(&states, control[NEXT_TILE], control[TILES_WRITTEN], control[STALLED], tiles))
     }
 }

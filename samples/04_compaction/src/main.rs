@@ -82,8 +82,6 @@ const KEPT: usize = 0;
 const NEXT_TILE: usize = 2;
 const TILES_WRITTEN: usize = 3;
 const STALLED: usize = 4;
-const STATE_STRIDE: usize = 16;
-const HAS_PREFIX: u64 = 2;
 
 fn main() -> ExitCode {
     harness::run_sample::<Args>("04_compaction", run)
@@ -237,9 +235,8 @@ impl<'c> Compactor<'c> {
                 ("ITEMS", ITEMS.to_string()),
                 ("MODE_SINGLE_PASS", u32::from(mode == "single").to_string()),
                 ("MODE_COUNT", u32::from(mode == "count").to_string()),
-                ("STATE_STRIDE", format!("{STATE_STRIDE}u")),
-                ("HAS_PREFIX", format!("{HAS_PREFIX}u")),
             ];
+            defines.extend(harness::lookback::defines());
             // --inject-fault: the workgroup (or tile) that holds PLANTED.
             let per_workgroup = if variant.stable() { TILE } else { WORKGROUP } as usize;
             defines.extend(args.common.fault_defines(PLANTED as u64, (PLANTED / per_workgroup) as u64));
@@ -298,7 +295,7 @@ impl<'c> Compactor<'c> {
         let ctx = self.ctx;
         let n = input.data.len();
         let tiles = Self::tiles(n) as usize;
-        let states = if self.variant == Variant::SinglePass { tiles * STATE_STRIDE } else { 1 };
+        let states = if self.variant == Variant::SinglePass { tiles * harness::lookback::STATE_STRIDE } else { 1 };
         Ok(Buffers {
             input: Buffer::from_slice(ctx, "input", &input.data)?,
             output: Buffer::new(ctx, "output", n.max(1))?,
@@ -364,10 +361,14 @@ impl<'c> Compactor<'c> {
         let control = b.control.download().context("read the counters")?;
         if self.variant == Variant::SinglePass {
             let states = b.tile_states.download().context("read the tile states")?;
-            let published = states.iter().step_by(STATE_STRIDE).all(|&s| s >> 32 == HAS_PREFIX);
             let tiles = Self::tiles(n);
-            let complete = control[NEXT_TILE] == tiles && control[TILES_WRITTEN] == tiles && control[STALLED] == 0;
-            if !(published && complete) {
+            if !harness::lookback::completed(
+                &states,
+                control[NEXT_TILE],
+                control[TILES_WRITTEN],
+                control[STALLED],
+                tiles,
+            ) {
                 out(format!(
                     "  single-pass n={n}: a workgroup gave up waiting (no forward progress?); three passes redo it"
                 ));
