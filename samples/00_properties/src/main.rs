@@ -96,6 +96,7 @@ fn print_properties(c: &DeviceCaps) {
         ("subgroup extended types", c.subgroup_extended_types, ""),
         ("Vulkan memory model", c.vulkan_memory_model, ""),
         ("cooperative matrix", !c.coop_mat_shapes.is_empty(), ""),
+        ("subgroup partitioned (NV)", c.subgroup_ops.has(vk_compute::SubgroupOps::PARTITIONED_NV), ""),
     ];
     for (feature, has, needed_by) in features {
         let who =
