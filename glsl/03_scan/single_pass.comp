@@ -59,68 +59,29 @@ const uint ROWS = ITEMS / 4;  // 16-byte loads per invocation
 #define LB_T T
 #define LB_TO_BITS(x) TO_BITS(x)
 #define LB_FROM_BITS(b) FROM_BITS(b)
-#include "lookback.glsl"  // publish, read_state, subgroup_look_back; NOT_READY, HAS_AGGREGATE
-
-
-shared uint claimed_tile;
-
+#include "lookback.glsl"  // claim_tile, look_back, look_back_beside
 
 #if LOOKBACK_SUBGROUP
 // ANCHOR: lookback_subgroup
-shared T segment_sums[WORKGROUP_SIZE / LOOKBACK_LANES];  // one per data subgroup
-shared uint segments_done;               // data subgroups that have written their sum
-shared T tile_before;                    // the look-back subgroup's result
-
-// The data subgroups load and scan their segments; the last of them to finish publishes the
-// tile's aggregate. Meanwhile the look-back subgroup, started at once, sums the predecessors.
-// One barrier joins them; then the prefix is published and the rows stored. The aggregate
-// never waits for this tile's look-back, so no chain forms through it.
+// The data subgroups load and scan their segments while the look-back subgroup, started at
+// once, sums the predecessors (lookback.glsl's look_back_beside, which publishes the aggregate
+// and the prefix); then the data subgroups store their rows.
 void scan_with_lookback_subgroup(uint tile) {
-    uint data_subgroups = gl_NumSubgroups - 1;
+    bool data_subgroup = gl_SubgroupID < gl_NumSubgroups - 1;
     bool whole_tile = tile * TILE + TILE <= n;  // uniform
     T4 v[ROWS];
     T within[ROWS];  // elements of the segment before this lane's vec4 in row r
-    if (gl_SubgroupID < data_subgroups) {
+    T segment_sum = T(0);
+    if (data_subgroup) {
         load_tile(tile, v);
-        T segment_sum = scan_rows(v, within);
-        if (gl_SubgroupInvocationID == gl_SubgroupSize - 1) {
-            segment_sums[gl_SubgroupID] = segment_sum;
-            // Release: the sum above is visible to whoever arrives last; acquire: so are theirs.
-            uint arrived = atomicAdd(segments_done, 1u, gl_ScopeWorkgroup, gl_StorageSemanticsShared,
-                                     gl_SemanticsAcquireRelease);
-            if (arrived == data_subgroups - 1) {
-                T total = T(0);
-                for (uint s = 0; s < data_subgroups; ++s) {
-                    total += segment_sums[s];
-                }
-                total = fault_drops(tile) ? T(0) : total;  // --inject-fault drop-workgroup
-                publish(tile, tile == 0 ? HAS_PREFIX : HAS_AGGREGATE, total);
-            }
-        }
-    } else {
-        T before = subgroup_look_back(tile);
-        if (subgroupElect()) {
-            tile_before = before;
-        }
+        segment_sum = scan_rows(v, within);
     }
-    // The segment sums and the tile's prefix are visible to all, and the aggregate's store
-    // (device memory, by the last data subgroup) is ordered before the prefix's store to the
-    // same state word (by the look-back subgroup): plain barrier() orders shared memory only.
-    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsShared | gl_StorageSemanticsBuffer,
-                   gl_SemanticsAcquireRelease);
-    T offset = tile_before;  // elements before this subgroup's segment: earlier tiles, segments
-    uint segments_before = min(gl_SubgroupID, data_subgroups);
-    for (uint s = 0; s < segments_before; ++s) {
-        offset += segment_sums[s];
-    }
-    if (gl_SubgroupID < data_subgroups) {
+    T before_tile, total;
+    T segment_offset = look_back_beside(tile, segment_sum, before_tile, total);
+    if (data_subgroup) {
         [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-            store_row(tile, r, whole_tile, offset + within[r], v[r]);
+            store_row(tile, r, whole_tile, before_tile + segment_offset + within[r], v[r]);
         }
-    } else if (tile > 0 && subgroupElect()) {
-        // The look-back subgroup's offset is the inclusive prefix (less the tile's sum under
-        // --inject-fault drop-workgroup).
-        publish(tile, HAS_PREFIX, fault_drops(tile) ? tile_before : offset);
     }
 }
 // ANCHOR_END: lookback_subgroup
@@ -142,15 +103,7 @@ void main() {
     if (flat_workgroup_id() >= max((n + TILE - 1) / TILE, 1u)) {
         return;
     }
-    uint me = gl_LocalInvocationIndex;
-    if (me == 0) {
-        claimed_tile = atomicAdd(next_tile, 1u);  // in claim order, so predecessors are running
-#if LOOKBACK_SUBGROUP
-        segments_done = 0;
-#endif
-    }
-    barrier();  // every invocation knows the tile (and sees segments_done reset)
-    uint tile = claimed_tile;
+    uint tile = claim_tile();
 #if LOOKBACK_SUBGROUP
     scan_with_lookback_subgroup(tile);
 #else
@@ -161,7 +114,7 @@ void main() {
     // Count finished tiles: the host trusts the output only if every tile got here (lavapipe
     // once ended a workgroup early, after its prefix was published, leaving a tile unwritten).
     barrier();  // every invocation has stored its items
-    if (me == 0) {
+    if (gl_LocalInvocationIndex == 0) {
         atomicAdd(tiles_written, 1u);
     }
 }

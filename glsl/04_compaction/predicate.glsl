@@ -24,6 +24,7 @@ layout(std430, binding = 0) readonly buffer Src4 { D4 src4[]; };
 layout(std430, binding = 0) readonly buffer Src1 { D src1[]; };
 layout(std430, binding = 1) writeonly buffer Dst1 { D dst1[]; };
 layout(std430, binding = 2) readonly buffer Flags { uint flags[]; };
+layout(std430, binding = 2) readonly buffer Flags4 { uvec4 flags4[]; };
 // kept, rejected (the unordered variants' slot counters; the stable ones write the total kept
 // at the end), then the single pass's next tile, tiles written, stalled.
 layout(std430, binding = 3) buffer Control {
@@ -44,6 +45,33 @@ bool keep(uint i, D x, D previous) {
 #else
     return x < D_FROM_BITS(threshold_bits);
 #endif
+}
+
+// Elements first..first+3 (values v; `previous` is element first - 1, unique only): which are
+// kept, as bits 0..3. `whole`: all four are below n (uniform in a whole tile), so the flags take
+// one 16-byte load; otherwise elements past n are not kept.
+uint kept_bits4(uint first, D4 v, D previous, bool whole) {
+#if defined(FORM_FLAGS)
+    uvec4 f;
+    if (whole) {
+        f = flags4[first / 4];
+        if (INJECT_FAULT == 2 && first / 4 == FAULT_ELEMENT / 4) {  // as FAULT_SHIFT4
+            f[FAULT_ELEMENT % 4] = flags[FAULT_ELEMENT + 1];
+        }
+    } else {
+        f = uvec4(first < n ? flags[fault_index(first)] : 0u, first + 1 < n ? flags[fault_index(first + 1)] : 0u,
+                  first + 2 < n ? flags[fault_index(first + 2)] : 0u, first + 3 < n ? flags[fault_index(first + 3)] : 0u);
+    }
+    bvec4 kept = notEqual(f, uvec4(0));
+#elif defined(FORM_UNIQUE)
+    bvec4 kept = notEqual(v, D4(previous, v.xyz));
+    kept.x = kept.x || first == 0;
+#else
+    bvec4 kept = lessThan(v, D4(D_FROM_BITS(threshold_bits)));
+#endif
+    uint bits = (kept.x ? 1u : 0u) | (kept.y ? 2u : 0u) | (kept.z ? 4u : 0u) | (kept.w ? 8u : 0u);
+    uint in_range = first >= n ? 0u : n - first >= 4 ? 15u : (1u << (n - first)) - 1u;
+    return whole ? bits : bits & in_range;
 }
 
 #if defined(FORM_PARTITION)

@@ -1,16 +1,19 @@
 // stable.comp — variants 3 and 4: stable compaction, the kept elements in input order. One
-// workgroup takes a tile of WORKGROUP_SIZE × ITEMS elements, laid out like 03's single pass
-// (subgroup s owns a contiguous segment; row r of it is one 16-byte load per lane), tests each
-// element, and counts the kept ones: per row with subgroupExclusiveAdd, per segment with a
-// workgroup scan (tile_scan.glsl). The tile's offset, the kept elements before it, comes from
-//   MODE_SINGLE_PASS: the decoupled look-back of 03 (lookback.glsl), over kept counts, in one
-//     pass; tiles are claimed in order from a counter; a stall sets `stalled` (host: FALLBACK);
+// workgroup takes a tile of DATA_INVOCATIONS × ITEMS elements, laid out like 03's single pass:
+// subgroup s owns a contiguous segment of the tile, and row r of it is one 16-byte load per lane.
+// Each data subgroup tests its elements row by row, ranks the kept ones within its segment
+// (subgroupExclusiveAdd of the lanes' counts) and stages them in shared memory at that rank, in
+// its own segment's region (partition: the rejected ones from the region's end, in reverse).
+// The segment's offset in the output, the kept elements before it, comes from
+//   MODE_SINGLE_PASS: the decoupled look-back of 03 (lookback.glsl) over kept counts, in one
+//     pass: beside the loads, by a look-back subgroup that holds no elements
+//     (LOOKBACK_SUBGROUP), or after a workgroup scan of the segments' counts (narrow); tiles
+//     are claimed in order from a counter; a stall sets `stalled` (host: FALLBACK);
 //   MODE_COUNT (pass 1 of 3): nothing; the tile's count goes to partials[tile], which pass 2
 //     (03's reduce-then-scan pass 2) turns into exclusive prefixes;
-//   MODE_SCATTER (pass 3 of 3): partials[tile].
-// The kept elements are staged in shared memory at their rank in the tile, then written by the
-// whole workgroup to consecutive addresses (coalesced). Partition: the rejected elements follow
-// the same way, from the back. The last tile writes the total kept to kept_count.
+//   MODE_SCATTER (pass 3 of 3): partials[tile] and a workgroup scan of the segments' counts.
+// Then each subgroup copies its staged run out to consecutive addresses (coalesced). The last
+// tile writes the total kept to kept_count.
 // Needs: subgroup basic, arithmetic, ballot, vote; MODE_SINGLE_PASS also shaderInt64 and
 // shaderBufferInt64Atomics.
 #version 450
@@ -32,139 +35,143 @@ layout(std430, binding = 4) buffer TileStates { uint64_t tile_state[]; };
 #define LB_T uint
 #define LB_TO_BITS(x) (x)
 #define LB_FROM_BITS(b) (b)
-#include "lookback.glsl"  // publish, look_back
+#include "lookback.glsl"  // claim_tile, look_back, look_back_beside
 #else
 layout(std430, binding = 4) buffer Partials { uint partials[]; };
+#if LOOKBACK_SUBGROUP
+#error "a look-back subgroup belongs to the single pass (MODE_SINGLE_PASS) only"
+#endif
 #endif
 
-const uint TILE = WORKGROUP_SIZE * ITEMS;
+#if LOOKBACK_SUBGROUP
+const uint DATA_INVOCATIONS = WORKGROUP_SIZE - LOOKBACK_LANES;  // the last subgroup looks back
+#else
+const uint DATA_INVOCATIONS = WORKGROUP_SIZE;
+#endif
+const uint TILE = DATA_INVOCATIONS * ITEMS;
 const uint ROWS = ITEMS / 4;  // 16-byte loads per invocation
 
-shared uint claimed_tile;
-shared D staging[TILE];  // the tile's kept (then rejected) elements, by rank
-
-// Element index of the first of row r's four elements of this lane (03's striped layout).
-uint row_first(uint tile, uint r) {
-    uint segment = tile * TILE + gl_SubgroupID * gl_SubgroupSize * ITEMS;
-    return segment + r * gl_SubgroupSize * 4 + gl_SubgroupInvocationID * 4;
-}
+shared D staging[TILE];  // each segment's kept elements by rank (partition: rejected from its end)
 
 // ANCHOR: test
-// Load row r's four elements into v and return which of them are kept, as bits 0..3.
-uint load_and_test(uint tile, uint r, out D4 v) {
-    uint first = row_first(tile, r);
-    if (tile * TILE + TILE <= n) {  // uniform: a whole tile takes 16-byte loads
+// Load row r of this lane's segment, four elements from `first` (the row's element for this
+// lane, an index into the input), into v; return which of them are kept, as bits 0..3.
+uint load_and_test(uint first, bool whole_tile, out D4 v) {
+    if (whole_tile) {
         v = src4[first / 4];
         FAULT_SHIFT4(v, first / 4)
     } else {
-        for (uint c = 0; c < 4; ++c) {
-            v[c] = first + c < n ? src1[fault_index(first + c)] : D(0);
-        }
+        v = D4(first < n ? src1[fault_index(first)] : D(0), first + 1 < n ? src1[fault_index(first + 1)] : D(0),
+               first + 2 < n ? src1[fault_index(first + 2)] : D(0), first + 3 < n ? src1[fault_index(first + 3)] : D(0));
     }
-    D previous = first > 0 ? src1[fault_index(first - 1)] : v.x;  // unique only (else unused)
-    uint bits = 0;
-    for (uint c = 0; c < 4; ++c) {
-        if (first + c < n && keep(first + c, v[c], c == 0 ? previous : v[c - 1])) {
-            bits |= 1u << c;
-        }
-    }
-    return bits;
+    D previous = first > 0 && first <= n ? src1[fault_index(first - 1)] : v.x;  // unique only (else unused)
+    return kept_bits4(first, v, previous, whole_tile);
 }
 // ANCHOR_END: test
 
+// ANCHOR: stage
+// Stage one element: a kept one at `kept_at`, a rejected one (partition only) at `rejected_at`,
+// which counts down from the end of the segment's region.
+#define STAGE(x, bit)                                           \
+    if ((bits & (1u << bit)) != 0) {                            \
+        staging[kept_at++] = x;                                 \
+    } else if (PARTITION && first + bit < n) {                  \
+        staging[rejected_at--] = x;                             \
+    }
+
+// Stage row r's four elements v (kept: `bits`), given the kept elements of the segment before
+// them (`kept_before`); `at` is their place in the segment, `region` the segment's first slot.
+void stage_row(uint region, uint at, uint first, D4 v, uint bits, uint kept_before) {
+    uint kept_at = region + kept_before;
+    uint rejected_at = region + gl_SubgroupSize * ITEMS - 1 - (at - kept_before);
+    STAGE(v.x, 0)
+    STAGE(v.y, 1)
+    STAGE(v.z, 2)
+    STAGE(v.w, 3)
+}
+// ANCHOR_END: stage
+
 void main() {
-    // ANCHOR: claim
     uint tiles = max((n + TILE - 1) / TILE, 1u);
     if (flat_workgroup_id() >= tiles) {
         return;  // past the tiles (the grid may hold a few more workgroups)
     }
-    uint me = gl_LocalInvocationIndex;
+    // ANCHOR: ranks
 #if MODE_SINGLE_PASS
-    if (me == 0) {
-        claimed_tile = atomicAdd(next_tile, 1u);  // in claim order, so predecessors are running
-    }
-    barrier();  // every invocation knows the tile
-    uint tile = claimed_tile;
+    uint tile = claim_tile();  // in claim order, so the predecessors are running
 #else
     uint tile = flat_workgroup_id();
 #endif
-    // ANCHOR_END: claim
-    // ANCHOR: ranks
-    // Rank of each lane's kept elements in the tile: rows within the segment, then segments.
-    D4 v[ROWS];
-    uint kept_bits[ROWS];
-    uint kept_before_row[ROWS];  // kept elements of the segment before this lane's row-r vec4
+    // Rank each lane's kept elements within its subgroup's segment, row by row, and stage them.
+    bool data_subgroup = gl_SubgroupID * gl_SubgroupSize < DATA_INVOCATIONS;  // all but a look-back subgroup
+    uint region = gl_SubgroupID * gl_SubgroupSize * ITEMS;  // the segment's place in the tile
+    uint segment_first = tile * TILE + region;              // and in the input
+    bool whole_tile = tile * TILE + TILE <= n;              // uniform: 16-byte loads throughout
     uint segment_kept = 0;
-    [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-        kept_bits[r] = load_and_test(tile, r, v[r]);
-        uint mine = bitCount(kept_bits[r]);
-        kept_before_row[r] = segment_kept + subgroupExclusiveAdd(mine);
-        segment_kept += subgroupAdd(mine);
+    if (data_subgroup) {
+        [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+            uint at = r * gl_SubgroupSize * 4 + gl_SubgroupInvocationID * 4;  // in the segment
+            D4 v;
+            uint bits = load_and_test(segment_first + at, whole_tile, v);
+            uint mine = bitCount(bits);
+            uint kept_before = segment_kept + subgroupExclusiveAdd(mine);
+#if !MODE_COUNT
+            stage_row(region, at, segment_first + at, v, bits, kept_before);
+#endif
+            segment_kept += subgroupAdd(mine);
+        }
     }
-    // Only each subgroup's last lane brings its segment's count: every lane gets its segment's offset.
-    bool last_lane = gl_SubgroupInvocationID == gl_SubgroupSize - 1;
-    uint tile_kept;
-    uint segment_offset = workgroup_exclusive_scan(last_lane ? segment_kept : 0u, tile_kept);
     // ANCHOR_END: ranks
+    // ANCHOR: offset
+    // The kept elements before this segment: in earlier tiles (before_tile), and in this one.
+    uint before_tile, tile_kept, within_tile;
+#if LOOKBACK_SUBGROUP
+    within_tile = look_back_beside(tile, segment_kept, before_tile, tile_kept);
+#else
+    // Only each subgroup's last lane brings its segment's count: every lane gets its offset.
+    bool last_lane = gl_SubgroupInvocationID == gl_SubgroupSize - 1;
+    within_tile = workgroup_exclusive_scan(last_lane ? segment_kept : 0u, tile_kept);  // has barriers
 #if MODE_COUNT
-    if (me == 0) {
+    if (gl_LocalInvocationIndex == 0) {
         partials[tile] = fault_drops(tile) ? 0u : tile_kept;  // --inject-fault drops the tile's count
     }
+    return;
+#elif MODE_SINGLE_PASS
+    before_tile = look_back(tile, tile_kept);  // publishes this tile's count at once
 #else
-    // ANCHOR: offset
-#if MODE_SINGLE_PASS
-    uint kept_before_tile = look_back(tile, tile_kept);  // publishes this tile's count at once
-#else
-    uint kept_before_tile = partials[tile];
+    before_tile = partials[tile];
+#endif
 #endif
     // ANCHOR_END: offset
     // ANCHOR: scatter
-    // Stage the kept elements at their rank in the tile, then write them out consecutively.
-    [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-        uint at = segment_offset + kept_before_row[r];
-        for (uint c = 0; c < 4; ++c) {
-            if ((kept_bits[r] & (1u << c)) != 0) {
-                staging[at++] = v[r][c];
+    // The barrier in the scan or the look-back above made every staged element visible. Each
+    // subgroup copies its segment's kept run to consecutive output addresses (and, partition,
+    // its rejected run, already reversed, to the back).
+    if (data_subgroup) {
+        uint lane = gl_SubgroupInvocationID;
+        uint kept_at = before_tile + within_tile;
+        for (uint j = lane; j < segment_kept; j += gl_SubgroupSize) {
+            dst1[kept_at + j] = staging[region + j];
+        }
+        if (PARTITION) {
+            uint segment_size = clamp(n - min(segment_first, n), 0u, gl_SubgroupSize * ITEMS);
+            uint rejected = segment_size - segment_kept;
+            uint rejected_before = segment_first - kept_at;
+            uint rejected_at = n - rejected_before - rejected;
+            uint region_end = region + gl_SubgroupSize * ITEMS;
+            for (uint j = lane; j < rejected; j += gl_SubgroupSize) {
+                dst1[rejected_at + j] = staging[region_end - rejected + j];
             }
         }
-    }
-    barrier();  // the staged elements are visible to the whole workgroup
-    for (uint j = me; j < tile_kept; j += WORKGROUP_SIZE) {
-        dst1[kept_before_tile + j] = staging[j];
     }
     // ANCHOR_END: scatter
-    if (tile == tiles - 1 && me == 0) {
-        kept_count = kept_before_tile + tile_kept;
+    if (tile == tiles - 1 && gl_LocalInvocationIndex == 0) {
+        kept_count = before_tile + tile_kept;
     }
-    // ANCHOR: partition
-    if (PARTITION) {
-        // The rejected elements, by their rank among the rejected, to the back in reverse.
-        barrier();  // every staged kept element has been read before it is overwritten
-        uint segment_first = gl_SubgroupID * gl_SubgroupSize * ITEMS;
-        [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-            uint element = segment_first + r * gl_SubgroupSize * 4 + gl_SubgroupInvocationID * 4;
-            uint kept_before = segment_offset + kept_before_row[r];
-            for (uint c = 0; c < 4; ++c) {
-                if ((kept_bits[r] & (1u << c)) != 0) {
-                    ++kept_before;
-                } else if (tile * TILE + element + c < n) {
-                    staging[element + c - kept_before] = v[r][c];
-                }
-            }
-        }
-        barrier();  // the staged rejected elements are visible to the whole workgroup
-        uint tile_rejected = min(TILE, n - tile * TILE) - tile_kept;
-        uint rejected_before_tile = tile * TILE - kept_before_tile;
-        for (uint j = me; j < tile_rejected; j += WORKGROUP_SIZE) {
-            dst1[n - 1 - (rejected_before_tile + j)] = staging[j];
-        }
-    }
-    // ANCHOR_END: partition
-#endif
 #if MODE_SINGLE_PASS
     // Count finished tiles: the host trusts the output only if every tile got here.
     barrier();  // every invocation has stored its elements
-    if (me == 0) {
+    if (gl_LocalInvocationIndex == 0) {
         atomicAdd(tiles_written, 1u);
     }
 #endif

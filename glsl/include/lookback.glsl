@@ -4,8 +4,10 @@
 // The including shader declares, before including this file:
 //   - LB_T, the value type summed over tiles, with LB_TO_BITS(x) / LB_FROM_BITS(b) (its bits
 //     as a uint and back; flag_word.glsl's TO_BITS / FROM_BITS for the element type T);
-//   - buffers `uint64_t tile_state[]` and `uint stalled` (set when a look-back gives up);
-//   - the host defines STATE_STRIDE (words from one state to the next) and HAS_PREFIX.
+//   - buffers `uint64_t tile_state[]`, `uint next_tile` (the tile counter, zero before the
+//     dispatch) and `uint stalled` (set when a look-back gives up);
+//   - the host defines STATE_STRIDE (words from one state to the next) and HAS_PREFIX, and
+//     LOOKBACK_SUBGROUP (0 or 1) with LOOKBACK_LANES (the host's fixed subgroup size).
 // Needs: subgroup basic, arithmetic, ballot, vote; shaderInt64, shaderBufferInt64Atomics.
 #ifndef LOOKBACK_GLSL
 #define LOOKBACK_GLSL
@@ -34,6 +36,29 @@ uint64_t read_state(int tile) {
 #define FLAG(state) uint((state) >> 32)
 #define VALUE(state) LB_FROM_BITS(uint(state))
 // ANCHOR_END: state
+
+shared uint claimed_tile;
+#if LOOKBACK_SUBGROUP
+shared LB_T segment_values[WORKGROUP_SIZE / LOOKBACK_LANES];  // one per data subgroup
+shared uint segments_done;  // data subgroups that have written their segment's value
+shared LB_T beside_before;  // the look-back subgroup's result
+#endif
+
+// ANCHOR: claim
+// The workgroup's tile, the next from the counter: tiles are taken in claim order, so every
+// predecessor of a claimed tile belongs to a workgroup that is running or done, and waiting for
+// it cannot deadlock. Every invocation must call it (it has a barrier).
+uint claim_tile() {
+    if (gl_LocalInvocationIndex == 0) {
+        claimed_tile = atomicAdd(next_tile, 1u);
+#if LOOKBACK_SUBGROUP
+        segments_done = 0;
+#endif
+    }
+    barrier();  // every invocation knows the tile (and sees segments_done reset)
+    return claimed_tile;
+}
+// ANCHOR_END: claim
 
 // ANCHOR: subgroup_look_back
 // One invocation waits (at most SPIN_LIMIT polls) until the closest predecessor is ready,
@@ -116,4 +141,59 @@ LB_T look_back(uint tile, LB_T total) {
     return before;
 }
 // ANCHOR_END: lookback
+
+#if LOOKBACK_SUBGROUP
+// ANCHOR: lookback_subgroup
+// The look-back beside the loads. The workgroup's last subgroup holds no elements: it calls this
+// at once and sums the predecessors' states while the data subgroups load. Each data subgroup
+// calls it when its segment's value is known (in its last lane); the last of them to arrive
+// publishes the tile's aggregate, which so never waits for this tile's look-back, and no chain
+// forms through it. One barrier joins them; then the look-back subgroup publishes the inclusive
+// prefix. Every invocation must call it (it has a barrier). Returns the sum of the tile's
+// segments before the caller's (all of them, for the look-back subgroup); sets before_tile (the
+// sum over the earlier tiles) and tile_total.
+LB_T look_back_beside(uint tile, LB_T segment_value, out LB_T before_tile, out LB_T tile_total) {
+    uint data_subgroups = gl_NumSubgroups - 1;
+    if (gl_SubgroupID < data_subgroups) {
+        if (gl_SubgroupInvocationID == gl_SubgroupSize - 1) {
+            segment_values[gl_SubgroupID] = segment_value;
+            // Release: the value above is visible to whoever arrives last; acquire: so are theirs.
+            uint arrived = atomicAdd(segments_done, 1u, gl_ScopeWorkgroup, gl_StorageSemanticsShared,
+                                     gl_SemanticsAcquireRelease);
+            if (arrived == data_subgroups - 1) {
+                LB_T total = LB_T(0);
+                for (uint s = 0; s < data_subgroups; ++s) {
+                    total += segment_values[s];
+                }
+                total = fault_drops(tile) ? LB_T(0) : total;  // --inject-fault drop-workgroup
+                publish(tile, tile == 0 ? HAS_PREFIX : HAS_AGGREGATE, total);
+            }
+        }
+    } else {
+        LB_T before = subgroup_look_back(tile);
+        if (subgroupElect()) {
+            beside_before = before;
+        }
+    }
+    // The segment values and the tile's prefix are visible to all, the shared memory each
+    // subgroup wrote before calling is visible to the workgroup, and the aggregate's store
+    // (device memory, by the last data subgroup) is ordered before the prefix's store to the same
+    // state word (by the look-back subgroup): plain barrier() orders shared memory only.
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsShared | gl_StorageSemanticsBuffer,
+                   gl_SemanticsAcquireRelease);
+    before_tile = beside_before;
+    LB_T within = LB_T(0);
+    tile_total = LB_T(0);
+    for (uint s = 0; s < data_subgroups; ++s) {
+        within += s < gl_SubgroupID ? segment_values[s] : LB_T(0);
+        tile_total += segment_values[s];
+    }
+    if (gl_SubgroupID == data_subgroups && tile > 0 && subgroupElect()) {
+        // The inclusive prefix (less the tile's sum under --inject-fault drop-workgroup).
+        publish(tile, HAS_PREFIX, before_tile + (fault_drops(tile) ? LB_T(0) : tile_total));
+    }
+    return within;
+}
+// ANCHOR_END: lookback_subgroup
+#endif
 #endif

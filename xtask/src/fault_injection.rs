@@ -58,6 +58,16 @@ const FAULT_TESTS: &[FaultTest] = &[
     // Half the elements kept: a dropped workgroup loses some, a shifted read changes one.
     FaultTest { binary: "04_compaction", fault: "drop-workgroup", args: &["--keep-ratio", "50"] },
     FaultTest { binary: "04_compaction", fault: "off-by-one", args: &["--keep-ratio", "50"] },
+    FaultTest {
+        binary: "04_compaction",
+        fault: "drop-workgroup",
+        args: &["--keep-ratio", "50", "--variant", "single-pass", "--lookback", "subgroup"],
+    },
+    FaultTest {
+        binary: "04_compaction",
+        fault: "drop-workgroup",
+        args: &["--keep-ratio", "50", "--variant", "single-pass", "--lookback", "narrow"],
+    },
 ];
 
 /// What one fault-injection run showed.

@@ -1,15 +1,68 @@
 //! The host's side of the decoupled look-back (`glsl/include/lookback.glsl`), shared by 03's
 //! single-pass scan and 04's stable compaction: the tile-state layout the shader is built
-//! with, and the check that a single pass finished cleanly before its output is trusted.
+//! with, who looks back, and the check that a single pass finished cleanly before its output
+//! is trusted.
+
+use anyhow::Result;
+use clap::ValueEnum;
+use vk_compute::Context;
 
 /// 64-bit words from one tile's state to the next: one state per 128-byte cache line.
 pub const STATE_STRIDE: usize = 16;
 /// The flag of a tile state that holds the inclusive prefix.
 pub const HAS_PREFIX: u64 = 2;
 
-/// The shader defines that fix the tile-state layout (`STATE_STRIDE`, `HAS_PREFIX`).
-pub fn defines() -> Vec<(&'static str, String)> {
-    vec![("STATE_STRIDE", format!("{STATE_STRIDE}u")), ("HAS_PREFIX", format!("{HAS_PREFIX}u"))]
+/// The shader defines that fix the tile-state layout (`STATE_STRIDE`, `HAS_PREFIX`) and who looks
+/// back (`LOOKBACK_SUBGROUP`, and `LOOKBACK_LANES`: `lanes` from [`subgroup_lanes`], 0 for narrow).
+pub fn defines(lanes: u32) -> Vec<(&'static str, String)> {
+    vec![
+        ("STATE_STRIDE", format!("{STATE_STRIDE}u")),
+        ("HAS_PREFIX", format!("{HAS_PREFIX}u")),
+        ("LOOKBACK_SUBGROUP", u32::from(lanes > 0).to_string()),
+        ("LOOKBACK_LANES", lanes.to_string()),
+    ]
+}
+
+/// Who looks back in a single pass (`--lookback`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Lookback {
+    /// `subgroup` on a GPU whose subgroup size is fixed and at most an eighth of the workgroup,
+    /// else `narrow`.
+    Auto,
+    /// The workgroup's last subgroup holds no elements and looks back while the others load.
+    Subgroup,
+    /// The first subgroup, after the tile is loaded and scanned: gl_SubgroupSize tiles per
+    /// round trip.
+    Narrow,
+}
+
+/// The look-back subgroup's lanes for a single pass with workgroups of `workgroup` invocations
+/// (`choice`, `auto` resolved; the shader's LOOKBACK_LANES), 0 for the narrow look-back; `Err`
+/// (a SKIP) when the choice cannot run here.
+pub fn subgroup_lanes(ctx: &Context, choice: Lookback, workgroup: u32) -> Result<Result<u32, String>> {
+    let fixed = ctx.fixed_subgroup_size();
+    let lookback = match choice {
+        // A CPU driver runs a workgroup's subgroups one after another, so a look-back subgroup
+        // overlaps nothing there. Its cost, invocations that load nothing, was measured at an
+        // eighth of the workgroup (32 of 256 on the H200); larger shares stay opt-in.
+        Lookback::Auto => match fixed {
+            Some(size) if !ctx.caps().is_cpu() && workgroup >= 8 * size => Lookback::Subgroup,
+            _ => Lookback::Narrow,
+        },
+        chosen => chosen,
+    };
+    if lookback == Lookback::Narrow {
+        return Ok(Ok(0));
+    }
+    let Some(size) = fixed else {
+        return Ok(Err("--lookback subgroup needs a fixed subgroup size (pass --subgroup-size N)".into()));
+    };
+    if workgroup < 2 * size {
+        return vk_compute::setup_error(format!(
+            "--lookback subgroup: a workgroup of {workgroup} leaves no subgroup of {size} lanes for the elements"
+        ));
+    }
+    Ok(Ok(size))
 }
 
 /// Whether a single pass over `tiles` tiles finished cleanly: every tile claimed

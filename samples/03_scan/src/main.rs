@@ -45,21 +45,8 @@ struct Args {
     items: u32,
     /// single-pass: who looks back over the predecessors' states (auto: `subgroup` on a GPU
     /// whose subgroup size is fixed, else `narrow`).
-    #[arg(long, value_enum, default_value_t = Lookback::Auto)]
-    lookback: Lookback,
-}
-
-/// Who looks back in the single pass.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum Lookback {
-    /// `subgroup` on a GPU whose subgroup size is fixed and at most an eighth of the workgroup,
-    /// else `narrow`.
-    Auto,
-    /// The workgroup's last subgroup holds no elements and looks back while the others load.
-    Subgroup,
-    /// The first subgroup, after the tile is loaded and scanned: gl_SubgroupSize tiles per
-    /// round trip.
-    Narrow,
+    #[arg(long, value_enum, default_value_t = harness::lookback::Lookback::Auto)]
+    lookback: harness::lookback::Lookback,
 }
 
 harness::sample_args!(Args);
@@ -102,7 +89,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
         harness::check_size(ctx, n, 4)?;
     }
     let variants = or_all(&args.variant, Variant::value_variants());
-    if args.lookback != Lookback::Auto && !variants.contains(&Variant::SinglePass) {
+    if args.lookback != harness::lookback::Lookback::Auto && !variants.contains(&Variant::SinglePass) {
         return vk_compute::setup_error("--lookback changes the single pass only: add --variant single-pass");
     }
     if args.common.inject_fault.is_some() && args.common.size.is_none() {
@@ -252,7 +239,7 @@ impl<'c> Scanner<'c> {
                 .into()));
         }
         let lookback_lanes = match variant {
-            Variant::SinglePass => match lookback_subgroup_lanes(ctx, args)? {
+            Variant::SinglePass => match harness::lookback::subgroup_lanes(ctx, args.lookback, workgroup)? {
                 Ok(lanes) => lanes,
                 Err(reason) => return Ok(Err(reason)),
             },
@@ -265,10 +252,8 @@ impl<'c> Scanner<'c> {
                 (primitive, "1".to_string()),
                 ("EXCLUSIVE", u32::from(exclusive).to_string()),
                 ("ITEMS", items.to_string()),
-                ("LOOKBACK_SUBGROUP", u32::from(lookback_lanes > 0).to_string()),
-                ("LOOKBACK_LANES", lookback_lanes.to_string()),
             ];
-            d.extend(harness::lookback::defines());
+            d.extend(harness::lookback::defines(lookback_lanes));
             // --inject-fault: the tile that holds PLANTED.
             d.extend(args.common.fault_defines(PLANTED as u64, (PLANTED / tile as usize) as u64));
             if let Some(p) = pass {
@@ -375,35 +360,6 @@ impl<'c> Scanner<'c> {
         }
         Ok(Scanned { output: b.output.download().context("read the scan's output")?, fell_back: false })
     }
-}
-
-/// The look-back subgroup's lanes for the single pass (`--lookback`, `auto` resolved), 0 for
-/// the narrow look-back; `Err` (a SKIP) when the choice cannot run here.
-fn lookback_subgroup_lanes(ctx: &Context, args: &Args) -> Result<Result<u32, String>> {
-    let fixed = ctx.fixed_subgroup_size();
-    let lookback = match args.lookback {
-        // A CPU driver runs a workgroup's subgroups one after another, so a look-back subgroup
-        // overlaps nothing there. Its cost, invocations that load nothing, was measured at an
-        // eighth of the workgroup (32 of 256 on the H200); larger shares stay opt-in.
-        Lookback::Auto => match fixed {
-            Some(size) if !ctx.caps().is_cpu() && args.workgroup >= 8 * size => Lookback::Subgroup,
-            _ => Lookback::Narrow,
-        },
-        chosen => chosen,
-    };
-    if lookback == Lookback::Narrow {
-        return Ok(Ok(0));
-    }
-    let Some(size) = fixed else {
-        return Ok(Err("--lookback subgroup needs a fixed subgroup size (pass --subgroup-size N)".into()));
-    };
-    if args.workgroup < 2 * size {
-        return vk_compute::setup_error(format!(
-            "--lookback subgroup: --workgroup {} leaves no subgroup of {size} lanes for the elements",
-            args.workgroup
-        ));
-    }
-    Ok(Ok(size))
 }
 
 impl Buffers<'_> {

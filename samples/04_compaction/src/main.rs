@@ -20,6 +20,7 @@
 
 use anyhow::{Context as _, Result};
 use clap::{Parser, ValueEnum};
+use harness::lookback::Lookback;
 use harness::reference::{self, CompactionInput, Form, Ty};
 use harness::{or_all, out, Report};
 use std::process::ExitCode;
@@ -42,6 +43,14 @@ struct Args {
     /// Percent of the elements kept (default: 0, 1, 10, 50, 99, 100; with --bench: 10, 50).
     #[arg(long, value_delimiter = ',')]
     keep_ratio: Vec<u32>,
+    /// Elements per invocation of the stable variants, a multiple of 4 (default: 32 where the
+    /// staged tile fits in shared memory, else 16).
+    #[arg(long)]
+    items: Option<u32>,
+    /// single-pass: who looks back over the predecessors' states (auto: `subgroup` on a GPU
+    /// whose subgroup size is fixed, else `narrow`).
+    #[arg(long, value_enum, default_value_t = Lookback::Auto)]
+    lookback: Lookback,
 }
 
 harness::sample_args!(Args);
@@ -69,13 +78,12 @@ impl From<ElemType> for Ty {
     }
 }
 
-/// Invocations per workgroup, and elements per invocation of the stable variants (a tile of
-/// 256 × 16 = 4096 elements, 16 KiB staged in shared memory).
+/// Invocations per workgroup.
 const WORKGROUP: u32 = 256;
-const ITEMS: u32 = 16;
-const TILE: u32 = WORKGROUP * ITEMS;
+/// Shared memory the stable kernels use besides the staged tile (the workgroup scan's words).
+const SHARED_BESIDES_STAGING: u32 = 2048;
 /// The element where `--inject-fault` strikes and around which the input is planted: in
-/// workgroup 48 of the one-element-per-invocation variants, tile 3 of the stable ones.
+/// workgroup 48 of the one-element-per-invocation variants, in tile 1 or 2 of the stable ones.
 const PLANTED: usize = 12_288;
 /// The control words (glsl/04_compaction/predicate.glsl), and the single pass's tile states.
 const KEPT: usize = 0;
@@ -95,9 +103,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
     if args.keep_ratio.iter().any(|&r| r > 100) {
         return vk_compute::setup_error("--keep-ratio is a percentage: 0..=100");
     }
-    if args.common.inject_fault.is_some() && args.common.size.is_none_or(|n| n < 4 * TILE as u64) {
-        return vk_compute::setup_error(format!("--inject-fault needs --size of at least {}", 4 * TILE));
-    }
+    let items = items_per_invocation(ctx, args.items)?;
     let bench = args.common.bench;
     let variants = or_all(&args.variant, Variant::value_variants());
     let forms = or_all(&args.form, if bench { &[Form::Select] } else { Form::value_variants() });
@@ -112,7 +118,10 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
             for &variant in &variants {
                 let name =
                     format!("{} {} {ty:?}", harness::value_name(variant), harness::value_name(form)).to_lowercase();
-                if let Some(c) = report.skip_unless(&name, Compactor::new(ctx, variant, form, ty, args)?) {
+                if let Some(c) = report.skip_unless(&name, Compactor::new(ctx, variant, form, ty, items, args)?) {
+                    for kernel in &c.kernels {
+                        report.pipeline_stats(&name, kernel)?;
+                    }
                     compactors.push((name, c));
                 }
             }
@@ -124,6 +133,15 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                     }
                     for (name, compactor) in &compactors {
                         let label = format!("{name} keep {ratio}%");
+                        // A dropped tile shows in the tiles after it: the faulty one must not be the last.
+                        let faulty = PLANTED as u32 / compactor.tile;
+                        if args.common.inject_fault.is_some() && compactor.tiles(n as usize) < faulty + 2 {
+                            return vk_compute::setup_error(format!(
+                                "--inject-fault: {name} needs --size of at least {} (tiles of {})",
+                                (faulty + 1) * compactor.tile + 1,
+                                compactor.tile
+                            ));
+                        }
                         let mut b = compactor.buffers(&input)?;
                         let timed = match &timer {
                             Some(t) => Some(t.time(ctx, |rec| compactor.record(rec, &b, n as usize))?),
@@ -178,10 +196,29 @@ impl Variant {
     }
 }
 
+/// Elements per invocation of the stable variants: `--items`, else 32 where the staged tile fits
+/// in shared memory (32 KiB at 256 invocations), else 16.
+fn items_per_invocation(ctx: &Context, items: Option<u32>) -> Result<u32> {
+    let fits = |items: u32| WORKGROUP * items * 4 + SHARED_BESIDES_STAGING <= ctx.caps().max_shared_memory_bytes;
+    match items {
+        Some(items) if items == 0 || items % 4 != 0 => {
+            vk_compute::setup_error("--items must be a positive multiple of 4")
+        }
+        Some(items) if !fits(items) => vk_compute::setup_error(format!(
+            "--items {items}: a tile of {WORKGROUP} × {items} elements does not fit in {} bytes of shared memory",
+            ctx.caps().max_shared_memory_bytes
+        )),
+        Some(items) => Ok(items),
+        None => Ok(if fits(32) { 32 } else { 16 }),
+    }
+}
+
 /// One variant's pipelines for one form and type.
 struct Compactor<'c> {
     ctx: &'c Context,
     variant: Variant,
+    /// Elements per tile (stable variants) or per workgroup (the others).
+    tile: u32,
     /// naive, aggregated, single-pass: one kernel; three-pass: count, scan, scatter.
     kernels: Vec<Kernel<'c>>,
     /// single-pass only: the three passes to fall back to when workgroups stall.
@@ -209,7 +246,14 @@ struct Compacted {
 }
 
 impl<'c> Compactor<'c> {
-    fn new(ctx: &'c Context, variant: Variant, form: Form, ty: ElemType, args: &Args) -> Result<Result<Self, String>> {
+    fn new(
+        ctx: &'c Context,
+        variant: Variant,
+        form: Form,
+        ty: ElemType,
+        items: u32,
+        args: &Args,
+    ) -> Result<Result<Self, String>> {
         let ballot = SubgroupOps::BASIC | SubgroupOps::BALLOT;
         let stable = ballot | SubgroupOps::ARITHMETIC | SubgroupOps::VOTE;
         let needs = match variant {
@@ -227,19 +271,26 @@ impl<'c> Compactor<'c> {
         if let Some(reason) = ctx.partial_subgroups(WORKGROUP).filter(|_| variant != Variant::Naive) {
             return Ok(Err(reason));
         }
+        let lookback_lanes = match variant {
+            Variant::SinglePass => match harness::lookback::subgroup_lanes(ctx, args.lookback, WORKGROUP)? {
+                Ok(lanes) => lanes,
+                Err(reason) => return Ok(Err(reason)),
+            },
+            _ => 0,
+        };
+        let tile = if variant.stable() { (WORKGROUP - lookback_lanes) * items } else { WORKGROUP };
         let form_define = format!("FORM_{}", harness::value_name(form).to_uppercase());
         let kernel = |shader: &str, mode: &str| -> Result<Kernel<'c>> {
             let mut defines = vec![
                 (if ty == ElemType::F32 { "DATA_F32" } else { "DATA_U32" }, "1".to_string()),
                 (form_define.as_str(), "1".to_string()),
-                ("ITEMS", ITEMS.to_string()),
+                ("ITEMS", items.to_string()),
                 ("MODE_SINGLE_PASS", u32::from(mode == "single").to_string()),
                 ("MODE_COUNT", u32::from(mode == "count").to_string()),
             ];
-            defines.extend(harness::lookback::defines());
+            defines.extend(harness::lookback::defines(lookback_lanes));
             // --inject-fault: the workgroup (or tile) that holds PLANTED.
-            let per_workgroup = if variant.stable() { TILE } else { WORKGROUP } as usize;
-            defines.extend(args.common.fault_defines(PLANTED as u64, (PLANTED / per_workgroup) as u64));
+            defines.extend(args.common.fault_defines(PLANTED as u64, (PLANTED as u32 / tile).into()));
             let desc = KernelDesc {
                 shader,
                 defines: defines.iter().map(|(k, v)| (*k, v.clone())).collect(),
@@ -263,7 +314,7 @@ impl<'c> Compactor<'c> {
                         .into_iter()
                         .chain([
                             ("EXCLUSIVE", "1".to_string()),
-                            ("ITEMS", ITEMS.to_string()),
+                            ("ITEMS", items.to_string()),
                             ("PASS", "2".to_string()),
                         ])
                         .collect(),
@@ -281,20 +332,21 @@ impl<'c> Compactor<'c> {
             }
         };
         let fallback = match variant {
-            Variant::SinglePass => Compactor::new(ctx, Variant::ThreePass, form, ty, args)?.map(Box::new).ok(),
+            Variant::SinglePass => Compactor::new(ctx, Variant::ThreePass, form, ty, items, args)?.map(Box::new).ok(),
             _ => None,
         };
-        Ok(Ok(Compactor { ctx, variant, kernels, fallback }))
+        Ok(Ok(Compactor { ctx, variant, tile, kernels, fallback }))
     }
 
-    fn tiles(n: usize) -> u32 {
-        (n as u32).div_ceil(TILE).max(1)
+    /// Tiles (stable variants) or workgroups (the others) over `n` elements.
+    fn tiles(&self, n: usize) -> u32 {
+        (n as u32).div_ceil(self.tile).max(1)
     }
 
     fn buffers(&self, input: &CompactionInput) -> Result<Buffers<'c>> {
         let ctx = self.ctx;
         let n = input.data.len();
-        let tiles = Self::tiles(n) as usize;
+        let tiles = self.tiles(n) as usize;
         let states = if self.variant == Variant::SinglePass { tiles * harness::lookback::STATE_STRIDE } else { 1 };
         Ok(Buffers {
             input: Buffer::from_slice(ctx, "input", &input.data)?,
@@ -321,14 +373,12 @@ impl<'c> Compactor<'c> {
         }
         // The zeroed words land before any workgroup reads them.
         rec.barrier(Barrier::TransferToCompute);
-        let tiles = Self::tiles(n);
+        let tiles = self.tiles(n);
         match self.variant {
-            Variant::Naive | Variant::Aggregated => {
-                let groups = (n as u32).div_ceil(WORKGROUP).max(1);
-                rec.dispatch(&self.kernels[0], &with(b.partials.binding()), &push, self.ctx.grid(groups)?)?;
-            }
-            Variant::SinglePass => {
-                rec.dispatch(&self.kernels[0], &with(b.tile_states.binding()), &push, self.ctx.grid(tiles)?)?;
+            Variant::Naive | Variant::Aggregated | Variant::SinglePass => {
+                let scratch =
+                    if self.variant == Variant::SinglePass { b.tile_states.binding() } else { b.partials.binding() };
+                rec.dispatch(&self.kernels[0], &with(scratch), &push, self.ctx.grid(tiles)?)?;
             }
             Variant::ThreePass => {
                 rec.dispatch(&self.kernels[0], &with(b.partials.binding()), &push, self.ctx.grid(tiles)?)?;
@@ -361,7 +411,7 @@ impl<'c> Compactor<'c> {
         let control = b.control.download().context("read the counters")?;
         if self.variant == Variant::SinglePass {
             let states = b.tile_states.download().context("read the tile states")?;
-            let tiles = Self::tiles(n);
+            let tiles = self.tiles(n);
             if !harness::lookback::completed(
                 &states,
                 control[NEXT_TILE],
