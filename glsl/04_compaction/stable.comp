@@ -1,10 +1,9 @@
 // stable.comp — variants 3 and 4: stable compaction, the kept elements in input order. One
 // workgroup takes a tile of DATA_INVOCATIONS × ITEMS elements, laid out like 03's single pass:
 // subgroup s owns a contiguous segment of the tile, and row r of it is one 16-byte load per lane.
-// Each data subgroup tests its elements row by row, ranks the kept ones within its segment
-// (subgroupExclusiveAdd of the lanes' counts) and stages them in shared memory at that rank, in
-// its own segment's region (partition: the rejected ones from the region's end, in reverse).
-// The segment's offset in the output, the kept elements before it, comes from
+// Each data subgroup loads and tests its rows, keeping them in registers, and counts the kept
+// elements of each row and lane (subgroupExclusiveAdd of the lanes' counts). The segment's
+// offset in the output, the kept elements before it, comes from
 //   MODE_SINGLE_PASS: the decoupled look-back of 03 (lookback.glsl) over kept counts, in one
 //     pass: beside the loads, by a look-back subgroup that holds no elements
 //     (LOOKBACK_SUBGROUP), or after a workgroup scan of the segments' counts (narrow); tiles
@@ -12,8 +11,10 @@
 //   MODE_COUNT (pass 1 of 3): nothing; the tile's count goes to partials[tile], which pass 2
 //     (03's reduce-then-scan pass 2) turns into exclusive prefixes;
 //   MODE_SCATTER (pass 3 of 3): partials[tile] and a workgroup scan of the segments' counts.
-// Then each subgroup copies its staged run out to consecutive addresses (coalesced). The last
-// tile writes the total kept to kept_count.
+// Then each subgroup writes its rows out one at a time: a row's kept elements are staged in the
+// subgroup's slice of shared memory (4 per lane) at their rank in the row, and copied from there
+// to consecutive output addresses (coalesced); partition: the rejected ones likewise, reversed,
+// to the back. The last tile writes the total kept to kept_count.
 // Needs: subgroup basic, arithmetic, ballot, vote; MODE_SINGLE_PASS also shaderInt64 and
 // shaderBufferInt64Atomics.
 #version 450
@@ -51,7 +52,8 @@ const uint DATA_INVOCATIONS = WORKGROUP_SIZE;
 const uint TILE = DATA_INVOCATIONS * ITEMS;
 const uint ROWS = ITEMS / 4;  // 16-byte loads per invocation
 
-shared D staging[TILE];  // each segment's kept elements by rank (partition: rejected from its end)
+// One row of each subgroup, 4 elements per lane: its kept ones from the front, rejected from the back.
+shared D staging[WORKGROUP_SIZE * 4];
 
 // ANCHOR: test
 // Load row r of this lane's segment, four elements from `first` (the row's element for this
@@ -69,27 +71,48 @@ uint load_and_test(uint first, bool whole_tile, out D4 v) {
 }
 // ANCHOR_END: test
 
-// ANCHOR: stage
+// ANCHOR: write_row
 // Stage one element: a kept one at `kept_at`, a rejected one (partition only) at `rejected_at`,
-// which counts down from the end of the segment's region.
-#define STAGE(x, bit)                                           \
-    if ((bits & (1u << bit)) != 0) {                            \
-        staging[kept_at++] = x;                                 \
-    } else if (PARTITION && first + bit < n) {                  \
-        staging[rejected_at--] = x;                             \
+// which counts down from the end of the subgroup's slice.
+#define STAGE(x, bit)                                  \
+    if ((bits & (1u << bit)) != 0) {                   \
+        staging[kept_at++] = x;                        \
+    } else if (PARTITION && first + bit < n) {         \
+        staging[rejected_at--] = x;                    \
     }
 
-// Stage row r's four elements v (kept: `bits`), given the kept elements of the segment before
-// them (`kept_before`); `at` is their place in the segment, `region` the segment's first slot.
-void stage_row(uint region, uint at, uint first, D4 v, uint bits, uint kept_before) {
-    uint kept_at = region + kept_before;
-    uint rejected_at = region + gl_SubgroupSize * ITEMS - 1 - (at - kept_before);
+// Write one row of the subgroup's segment: its elements v (this lane's four, from input element
+// `first`; kept: `bits`) whose kept ones go to output elements from `out_kept` on, in order, and
+// (partition) whose rejected ones end just before output element `out_rejected_end`, reversed;
+// `row_size`: the row's elements below n. Returns the row's kept count. Every lane of the
+// subgroup must call it (subgroup operations).
+uint write_row(uint first, D4 v, uint bits, uint out_kept, uint out_rejected_end, uint row_size) {
+    uint lanes4 = gl_SubgroupSize * 4;
+    uint slice = gl_SubgroupID * lanes4;
+    uint mine = bitCount(bits);
+    uint kept_before = subgroupExclusiveAdd(mine);  // in this row, lanes below
+    uint row_kept = subgroupAdd(mine);
+    uint kept_at = slice + kept_before;
+    uint rejected_at = slice + lanes4 - 1 - (gl_SubgroupInvocationID * 4 - kept_before);
     STAGE(v.x, 0)
     STAGE(v.y, 1)
     STAGE(v.z, 2)
     STAGE(v.w, 3)
+    subgroupMemoryBarrierShared();
+    subgroupBarrier();  // the row's staged elements are visible to the whole subgroup
+    for (uint j = gl_SubgroupInvocationID; j < row_kept; j += gl_SubgroupSize) {
+        dst1[out_kept + j] = staging[slice + j];
+    }
+    if (PARTITION) {
+        uint row_rejected = row_size - row_kept;
+        for (uint j = gl_SubgroupInvocationID; j < row_rejected; j += gl_SubgroupSize) {
+            dst1[out_rejected_end - row_rejected + j] = staging[slice + lanes4 - row_rejected + j];
+        }
+    }
+    subgroupBarrier();  // every lane has read its elements before the next row is staged
+    return row_kept;
 }
-// ANCHOR_END: stage
+// ANCHOR_END: write_row
 
 void main() {
     uint tiles = max((n + TILE - 1) / TILE, 1u);
@@ -102,25 +125,21 @@ void main() {
 #else
     uint tile = flat_workgroup_id();
 #endif
-    // Rank each lane's kept elements within its subgroup's segment, row by row, and stage them.
+    // Load and test the segment's rows, and count the kept elements.
     bool data_subgroup = gl_SubgroupID * gl_SubgroupSize < DATA_INVOCATIONS;  // all but a look-back subgroup
-    uint region = gl_SubgroupID * gl_SubgroupSize * ITEMS;  // the segment's place in the tile
-    uint segment_first = tile * TILE + region;              // and in the input
-    bool whole_tile = tile * TILE + TILE <= n;              // uniform: 16-byte loads throughout
-    uint segment_kept = 0;
+    uint segment_first = tile * TILE + gl_SubgroupID * gl_SubgroupSize * ITEMS;  // in the input
+    bool whole_tile = tile * TILE + TILE <= n;  // uniform: 16-byte loads throughout
+    D4 v[ROWS];
+    uint kept_bits[ROWS];
+    uint lane_kept = 0;
     if (data_subgroup) {
         [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-            uint at = r * gl_SubgroupSize * 4 + gl_SubgroupInvocationID * 4;  // in the segment
-            D4 v;
-            uint bits = load_and_test(segment_first + at, whole_tile, v);
-            uint mine = bitCount(bits);
-            uint kept_before = segment_kept + subgroupExclusiveAdd(mine);
-#if !MODE_COUNT
-            stage_row(region, at, segment_first + at, v, bits, kept_before);
-#endif
-            segment_kept += subgroupAdd(mine);
+            uint first = segment_first + r * gl_SubgroupSize * 4 + gl_SubgroupInvocationID * 4;
+            kept_bits[r] = load_and_test(first, whole_tile, v[r]);
+            lane_kept += bitCount(kept_bits[r]);
         }
     }
+    uint segment_kept = subgroupAdd(lane_kept);
     // ANCHOR_END: ranks
     // ANCHOR: offset
     // The kept elements before this segment: in earlier tiles (before_tile), and in this one.
@@ -144,24 +163,17 @@ void main() {
 #endif
     // ANCHOR_END: offset
     // ANCHOR: scatter
-    // The barrier in the scan or the look-back above made every staged element visible. Each
-    // subgroup copies its segment's kept run to consecutive output addresses (and, partition,
-    // its rejected run, already reversed, to the back).
+    // Write the rows out, each to where the kept (and rejected) elements before it end.
     if (data_subgroup) {
-        uint lane = gl_SubgroupInvocationID;
-        uint kept_at = before_tile + within_tile;
-        for (uint j = lane; j < segment_kept; j += gl_SubgroupSize) {
-            dst1[kept_at + j] = staging[region + j];
-        }
-        if (PARTITION) {
-            uint segment_size = clamp(n - min(segment_first, n), 0u, gl_SubgroupSize * ITEMS);
-            uint rejected = segment_size - segment_kept;
-            uint rejected_before = segment_first - kept_at;
-            uint rejected_at = n - rejected_before - rejected;
-            uint region_end = region + gl_SubgroupSize * ITEMS;
-            for (uint j = lane; j < rejected; j += gl_SubgroupSize) {
-                dst1[rejected_at + j] = staging[region_end - rejected + j];
-            }
+        uint out_kept = before_tile + within_tile;
+        uint out_rejected_end = n - (segment_first - out_kept);  // rejected before: segment_first - out_kept
+        [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+            uint row_first = segment_first + r * gl_SubgroupSize * 4;
+            uint row_size = min(n - min(row_first, n), gl_SubgroupSize * 4);  // below n
+            uint first = row_first + gl_SubgroupInvocationID * 4;
+            uint row_kept = write_row(first, v[r], kept_bits[r], out_kept, out_rejected_end, row_size);
+            out_kept += row_kept;
+            out_rejected_end -= row_size - row_kept;
         }
     }
     // ANCHOR_END: scatter

@@ -43,10 +43,10 @@ struct Args {
     /// Percent of the elements kept (default: 0, 1, 10, 50, 99, 100; with --bench: 10, 50).
     #[arg(long, value_delimiter = ',')]
     keep_ratio: Vec<u32>,
-    /// Elements per invocation of the stable variants, a multiple of 4 (default: 32 where the
-    /// staged tile fits in shared memory, else 16).
-    #[arg(long)]
-    items: Option<u32>,
+    /// Elements per invocation of the stable variants (a multiple of 4): a tile is (workgroup −
+    /// look-back subgroup) × items elements, held in registers across the look-back.
+    #[arg(long, default_value_t = 32)]
+    items: u32,
     /// single-pass: who looks back over the predecessors' states (auto: `subgroup` on a GPU
     /// whose subgroup size is fixed, else `narrow`).
     #[arg(long, value_enum, default_value_t = Lookback::Auto)]
@@ -80,8 +80,6 @@ impl From<ElemType> for Ty {
 
 /// Invocations per workgroup.
 const WORKGROUP: u32 = 256;
-/// Shared memory the stable kernels use besides the staged tile (the workgroup scan's words).
-const SHARED_BESIDES_STAGING: u32 = 2048;
 /// The element where `--inject-fault` strikes and around which the input is planted: in
 /// workgroup 48 of the one-element-per-invocation variants, in tile 1 or 2 of the stable ones.
 const PLANTED: usize = 12_288;
@@ -103,7 +101,10 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
     if args.keep_ratio.iter().any(|&r| r > 100) {
         return vk_compute::setup_error("--keep-ratio is a percentage: 0..=100");
     }
-    let items = items_per_invocation(ctx, args.items)?;
+    let items = args.items;
+    if items == 0 || items % 4 != 0 || items > 128 {
+        return vk_compute::setup_error("--items must be a multiple of 4 from 4 to 128");
+    }
     let bench = args.common.bench;
     let variants = or_all(&args.variant, Variant::value_variants());
     let forms = or_all(&args.form, if bench { &[Form::Select] } else { Form::value_variants() });
@@ -193,23 +194,6 @@ fn bytes_moved(form: Form, input: &CompactionInput, kept: u32) -> u64 {
 impl Variant {
     fn stable(self) -> bool {
         matches!(self, Variant::SinglePass | Variant::ThreePass)
-    }
-}
-
-/// Elements per invocation of the stable variants: `--items`, else 32 where the staged tile fits
-/// in shared memory (32 KiB at 256 invocations), else 16.
-fn items_per_invocation(ctx: &Context, items: Option<u32>) -> Result<u32> {
-    let fits = |items: u32| WORKGROUP * items * 4 + SHARED_BESIDES_STAGING <= ctx.caps().max_shared_memory_bytes;
-    match items {
-        Some(items) if items == 0 || items % 4 != 0 => {
-            vk_compute::setup_error("--items must be a positive multiple of 4")
-        }
-        Some(items) if !fits(items) => vk_compute::setup_error(format!(
-            "--items {items}: a tile of {WORKGROUP} × {items} elements does not fit in {} bytes of shared memory",
-            ctx.caps().max_shared_memory_bytes
-        )),
-        Some(items) => Ok(items),
-        None => Ok(if fits(32) { 32 } else { 16 }),
     }
 }
 
