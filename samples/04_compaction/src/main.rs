@@ -102,7 +102,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
         return vk_compute::setup_error("--keep-ratio is a percentage: 0..=100");
     }
     let items = args.items;
-    if items == 0 || items % 4 != 0 || items > 128 {
+    if items == 0 || !items.is_multiple_of(4) || items > 128 {
         return vk_compute::setup_error("--items must be a multiple of 4 from 4 to 128");
     }
     let bench = args.common.bench;
