@@ -47,6 +47,11 @@ bool keep(uint i, D x, D previous) {
 #endif
 }
 
+// Which of elements first..first+3 are below n, as bits 0..3.
+uint in_range4(uint first) {
+    return first >= n ? 0u : n - first >= 4 ? 15u : (1u << (n - first)) - 1u;
+}
+
 // Elements first..first+3 (values v; `previous` is element first - 1, unique only): which are
 // kept, as bits 0..3. `whole`: all four are below n (uniform in a whole tile), so the flags take
 // one 16-byte load; otherwise elements past n are not kept.
@@ -70,8 +75,7 @@ uint kept_bits4(uint first, D4 v, D previous, bool whole) {
     bvec4 kept = lessThan(v, D4(D_FROM_BITS(threshold_bits)));
 #endif
     uint bits = (kept.x ? 1u : 0u) | (kept.y ? 2u : 0u) | (kept.z ? 4u : 0u) | (kept.w ? 8u : 0u);
-    uint in_range = first >= n ? 0u : n - first >= 4 ? 15u : (1u << (n - first)) - 1u;
-    return whole ? bits : bits & in_range;
+    return whole ? bits : bits & in_range4(first);
 }
 
 #if defined(FORM_PARTITION)

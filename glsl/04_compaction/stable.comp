@@ -13,8 +13,8 @@
 //   MODE_SCATTER (pass 3 of 3): partials[tile] and a workgroup scan of the segments' counts.
 // Then each subgroup writes its rows out one at a time: a row's kept elements are staged in the
 // subgroup's slice of shared memory (4 per lane) at their rank in the row, and copied from there
-// to consecutive output addresses (coalesced); partition: the rejected ones likewise, reversed,
-// to the back. The last tile writes the total kept to kept_count.
+// to consecutive output addresses (coalesced); partition: then the rejected ones likewise,
+// reversed, to the back. The last tile writes the total kept to kept_count.
 // Needs: subgroup basic, arithmetic, ballot, vote; MODE_SINGLE_PASS also shaderInt64 and
 // shaderBufferInt64Atomics.
 #version 450
@@ -52,8 +52,8 @@ const uint DATA_INVOCATIONS = WORKGROUP_SIZE;
 const uint TILE = DATA_INVOCATIONS * ITEMS;
 const uint ROWS = ITEMS / 4;  // 16-byte loads per invocation
 
-// One row of each subgroup, 4 elements per lane: its kept ones from the front, rejected from the back.
-shared D staging[WORKGROUP_SIZE * 4];
+// Two slices of each subgroup, 4 elements per lane, used by alternate rows.
+shared D staging[2 * WORKGROUP_SIZE * 4];
 
 // ANCHOR: test
 // Load row r of this lane's segment, four elements from `first` (the row's element for this
@@ -72,45 +72,38 @@ uint load_and_test(uint first, bool whole_tile, out D4 v) {
 // ANCHOR_END: test
 
 // ANCHOR: write_row
-// Stage one element: a kept one at `kept_at`, a rejected one (partition only) at `rejected_at`,
-// which counts down from the end of the subgroup's slice.
-#define STAGE(x, bit)                                  \
-    if ((bits & (1u << bit)) != 0) {                   \
-        staging[kept_at++] = x;                        \
-    } else if (PARTITION && first + bit < n) {         \
-        staging[rejected_at--] = x;                    \
-    }
-
-// Write one row of the subgroup's segment: its elements v (this lane's four, from input element
-// `first`; kept: `bits`) whose kept ones go to output elements from `out_kept` on, in order, and
-// (partition) whose rejected ones end just before output element `out_rejected_end`, reversed;
-// `row_size`: the row's elements below n. Returns the row's kept count. Every lane of the
+// Write the elements of one row of the subgroup's segment that `bits` selects (this lane's four,
+// v) to consecutive output elements: from `out_at` on, or (`reverse`) down from `out_at - 1`.
+// They are staged in the subgroup's slice of shared memory at their rank in the row, then
+// copied out, so that neighbouring lanes write neighbouring addresses. `which` picks one of the
+// subgroup's two slices; consecutive calls alternate, so a row is staged while no lane can still
+// be reading the slice of the row before. Returns how many were written. Every lane of the
 // subgroup must call it (subgroup operations).
-uint write_row(uint first, D4 v, uint bits, uint out_kept, uint out_rejected_end, uint row_size) {
-    uint lanes4 = gl_SubgroupSize * 4;
-    uint slice = gl_SubgroupID * lanes4;
+uint write_row(D4 v, uint bits, uint out_at, bool reverse, uint which) {
+    uint slice = (which * gl_NumSubgroups + gl_SubgroupID) * gl_SubgroupSize * 4;
     uint mine = bitCount(bits);
-    uint kept_before = subgroupExclusiveAdd(mine);  // in this row, lanes below
-    uint row_kept = subgroupAdd(mine);
-    uint kept_at = slice + kept_before;
-    uint rejected_at = slice + lanes4 - 1 - (gl_SubgroupInvocationID * 4 - kept_before);
-    STAGE(v.x, 0)
-    STAGE(v.y, 1)
-    STAGE(v.z, 2)
-    STAGE(v.w, 3)
-    subgroupMemoryBarrierShared();
-    subgroupBarrier();  // the row's staged elements are visible to the whole subgroup
-    for (uint j = gl_SubgroupInvocationID; j < row_kept; j += gl_SubgroupSize) {
-        dst1[out_kept + j] = staging[slice + j];
+    uint at = slice + subgroupExclusiveAdd(mine);  // the lanes below have that many
+    uint row_count = subgroupAdd(mine);
+    if ((bits & 1u) != 0) {
+        staging[at++] = v.x;
     }
-    if (PARTITION) {
-        uint row_rejected = row_size - row_kept;
-        for (uint j = gl_SubgroupInvocationID; j < row_rejected; j += gl_SubgroupSize) {
-            dst1[out_rejected_end - row_rejected + j] = staging[slice + lanes4 - row_rejected + j];
-        }
+    if ((bits & 2u) != 0) {
+        staging[at++] = v.y;
     }
-    subgroupBarrier();  // every lane has read its elements before the next row is staged
-    return row_kept;
+    if ((bits & 4u) != 0) {
+        staging[at++] = v.z;
+    }
+    if ((bits & 8u) != 0) {
+        staging[at] = v.w;
+    }
+    // The staged elements are visible to the whole subgroup; and, as the reads of the row before
+    // (from the other slice) come before this barrier, the next row may overwrite that slice
+    // after it: one barrier a row, acquire-release on shared memory at subgroup scope.
+    controlBarrier(gl_ScopeSubgroup, gl_ScopeSubgroup, gl_StorageSemanticsShared, gl_SemanticsAcquireRelease);
+    for (uint j = gl_SubgroupInvocationID; j < row_count; j += gl_SubgroupSize) {
+        dst1[reverse ? out_at - 1 - j : out_at + j] = staging[slice + j];
+    }
+    return row_count;
 }
 // ANCHOR_END: write_row
 
@@ -163,17 +156,21 @@ void main() {
 #endif
     // ANCHOR_END: offset
     // ANCHOR: scatter
-    // Write the rows out, each to where the kept (and rejected) elements before it end.
+    // Write the rows' kept elements out, each row after the kept elements before it; then
+    // (partition) the rejected ones, each row before the rejected elements before it, from the
+    // end. Only subgroup operations from here: a look-back subgroup, with no elements, leaves.
     if (data_subgroup) {
         uint out_kept = before_tile + within_tile;
-        uint out_rejected_end = n - (segment_first - out_kept);  // rejected before: segment_first - out_kept
         [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-            uint row_first = segment_first + r * gl_SubgroupSize * 4;
-            uint row_size = min(n - min(row_first, n), gl_SubgroupSize * 4);  // below n
-            uint first = row_first + gl_SubgroupInvocationID * 4;
-            uint row_kept = write_row(first, v[r], kept_bits[r], out_kept, out_rejected_end, row_size);
-            out_kept += row_kept;
-            out_rejected_end -= row_size - row_kept;
+            out_kept += write_row(v[r], kept_bits[r], out_kept, false, r % 2);
+        }
+        if (PARTITION) {
+            uint out_rejected = n - (segment_first - (before_tile + within_tile));  // n - rejected before
+            [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+                uint first = segment_first + r * gl_SubgroupSize * 4 + gl_SubgroupInvocationID * 4;
+                uint rejected_bits = ~kept_bits[r] & in_range4(first);
+                out_rejected -= write_row(v[r], rejected_bits, out_rejected, true, (ROWS + r) % 2);
+            }
         }
     }
     // ANCHOR_END: scatter
