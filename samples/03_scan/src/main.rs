@@ -105,7 +105,15 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
     let mut bench = harness::Bench::start(ctx, &args.common, report)?;
     // Odd sizes: empty, one, a prime, 2^20+3, 2^22+3, and a random size.
     let defaults = [0, 1, 7, 1_000_003, (1 << 22) + 3, harness::random::size(seed, 2, 1 << 22)];
-    let sizes = harness::run_sizes(ctx, &args.common, &defaults);
+    let mut sizes = harness::run_sizes(ctx, &args.common, &defaults);
+    if args.common.bench && args.common.size.is_none() {
+        // Every power of two from 2^20 to 2^25, where a single pass is bound by its chain of
+        // look-backs more than by memory; the bench sizes hold the even powers.
+        let fits = harness::largest_size(ctx, 4);
+        sizes.extend([1u64 << 21, 1 << 23, 1 << 25].into_iter().filter(|&n| n <= fits));
+        sizes.sort_unstable();
+        sizes.dedup();
+    }
     for &ty in &types {
         let mut scanners = Vec::new();
         for &exclusive in &modes {
