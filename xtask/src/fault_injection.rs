@@ -68,6 +68,10 @@ const FAULT_TESTS: &[FaultTest] = &[
         fault: "drop-workgroup",
         args: &["--keep-ratio", "50", "--variant", "single-pass", "--lookback", "narrow"],
     },
+    // Half kept (at 100 % a shifted read keeps the same set), and bins a shifted key can move
+    // between (one bin holds every key).
+    FaultTest { binary: "05_atomics", fault: "drop-workgroup", args: &["--keep-ratio", "50", "--bins", "256,4096"] },
+    FaultTest { binary: "05_atomics", fault: "off-by-one", args: &["--keep-ratio", "50", "--bins", "256,4096"] },
 ];
 
 /// What one fault-injection run showed.

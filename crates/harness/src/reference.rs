@@ -394,6 +394,110 @@ pub fn check_compaction(
     check
 }
 
+// ---- 05_atomics: slot allocation (append) and histograms ----
+
+/// How histogram keys spread over the bins.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Spread {
+    /// Every bin equally likely.
+    Uniform,
+    /// Zipf-like: bin k drawn with weight 1 / (k + 1).
+    Skewed,
+    /// 90 % of the keys in one bin (the middle one), the rest uniform.
+    Hot,
+}
+
+/// `n` histogram keys in `0..bins`, spread as `spread`. Keys `planted` and `planted + 1` are 0
+/// and `bins - 1`, so that a read shifted by one moves a count between two bins (bins > 1).
+pub fn histogram_keys(spread: Spread, bins: u32, n: usize, seed: u64, planted: usize) -> Vec<u32> {
+    use rand::Rng;
+    let mut r = random::rng(seed, 11);
+    let hot = bins / 2;
+    let mut keys: Vec<u32> = match spread {
+        Spread::Uniform => (0..n).map(|_| r.random_range(0..bins)).collect(),
+        Spread::Hot => (0..n).map(|_| if r.random_range(0..10) < 9 { hot } else { r.random_range(0..bins) }).collect(),
+        Spread::Skewed => {
+            let cumulative: Vec<f64> = (0..bins)
+                .scan(0.0, |sum, k| {
+                    *sum += 1.0 / f64::from(k + 1);
+                    Some(*sum)
+                })
+                .collect();
+            let total = cumulative[cumulative.len() - 1];
+            (0..n)
+                .map(|_| {
+                    let u = r.random::<f64>() * total;
+                    (cumulative.partition_point(|&c| c <= u) as u32).min(bins - 1)
+                })
+                .collect()
+        }
+    };
+    if n > planted + 1 && planted > 0 {
+        keys[planted] = 0;
+        keys[planted + 1] = bins - 1;
+    }
+    keys
+}
+
+/// The histogram of `keys` over `bins` bins.
+pub fn histogram(keys: &[u32], bins: u32) -> Vec<u32> {
+    let mut counts = vec![0u32; bins as usize];
+    for &k in keys {
+        counts[k as usize] += 1;
+    }
+    counts
+}
+
+/// Every bin of `got` against the CPU's histogram, exactly.
+pub fn check_histogram(keys: &[u32], bins: u32, got: &[u32]) -> Check {
+    let mut check = compare_exact(got, &histogram(keys, bins));
+    check.rule = "every bin exact".into();
+    check
+}
+
+/// Values for the append workload: element i is kept where `values[i] < threshold`.
+pub struct AppendInput {
+    pub values: Vec<u32>,
+    pub threshold: u32,
+}
+
+/// `n` values uniform in `0..1 000 000`, `keep_percent` % of them below the threshold. Element
+/// `planted` is kept and `planted + 1` rejected (at any ratio from 1 to 99 %), so that a read
+/// shifted by one changes which indices are appended.
+pub fn append_input(keep_percent: u32, n: usize, seed: u64, planted: usize) -> AppendInput {
+    let mut values = random::u32s(n, seed ^ 5, 0, SCALE - 1);
+    if n > planted + 1 && planted > 0 {
+        values[planted] = 0;
+        values[planted + 1] = SCALE - 1;
+    }
+    AppendInput { values, threshold: (f64::from(keep_percent.min(100)) / 100.0 * f64::from(SCALE)) as u32 }
+}
+
+/// The append workload's result: the counter must equal the number of kept elements, the
+/// first `count` slots must hold each kept element's index exactly once (in any order), and
+/// every slot after them must still hold the poison.
+pub fn check_append(input: &AppendInput, slots: &[u32], count: u32) -> Check {
+    let want: Vec<u32> =
+        (0..input.values.len() as u32).filter(|&i| input.values[i as usize] < input.threshold).collect();
+    let mut check = compare_exact(&[count as usize], &[want.len()]);
+    check.rule = "counter exact".into();
+    if check.mismatches > 0 || slots.len() < want.len() {
+        return check;
+    }
+    let (front, back) = slots.split_at(want.len());
+    let mut got = front.to_vec();
+    got.sort_unstable();
+    let front_check = compare_exact(&got, &want);
+    let back_check = compare_exact(back, &vec![crate::POISON; back.len()]);
+    check.compared = slots.len() + 1;
+    check.mismatches += front_check.mismatches + back_check.mismatches;
+    check.first.extend(front_check.first.into_iter().map(|m| format!("appended (sorted) {m}")));
+    check.first.extend(back_check.first.into_iter().map(|m| format!("after the count {m}")));
+    check.first.truncate(10);
+    check.rule = "counter exact, every kept index in one slot, poison after them".into();
+    check
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -493,5 +597,36 @@ mod tests {
                 assert!(!check_scan(ty, exclusive, &input, &scan(&shifted)).passed(), "shift {ty:?}");
             }
         }
+    }
+    #[test]
+    fn histogram_keys_stay_in_range_and_hot_piles_up() {
+        for spread in [Spread::Uniform, Spread::Skewed, Spread::Hot] {
+            for bins in [1, 16, 4096] {
+                let keys = histogram_keys(spread, bins, 10_000, 3, PLANTED);
+                assert!(keys.iter().all(|&k| k < bins));
+                assert_eq!(histogram(&keys, bins).iter().sum::<u32>(), 10_000);
+            }
+        }
+        let hot = histogram(&histogram_keys(Spread::Hot, 256, 100_000, 3, PLANTED), 256);
+        assert!(hot[128] > 89_000, "{}", hot[128]);
+        let skewed = histogram(&histogram_keys(Spread::Skewed, 256, 100_000, 3, PLANTED), 256);
+        assert!(skewed[0] > 10 * skewed[100], "{} {}", skewed[0], skewed[100]);
+    }
+
+    #[test]
+    fn append_check_fails_on_a_lost_or_doubled_slot() {
+        let input = append_input(50, 5000, 9, PLANTED);
+        let want: Vec<u32> = (0..5000).filter(|&i| input.values[i as usize] < input.threshold).collect();
+        let mut slots = vec![crate::POISON; 5000];
+        slots[..want.len()].copy_from_slice(&want);
+        slots[..want.len()].reverse();
+        assert!(check_append(&input, &slots, want.len() as u32).passed());
+        let mut doubled = slots.clone();
+        doubled[1] = doubled[0];
+        assert!(!check_append(&input, &doubled, want.len() as u32).passed());
+        assert!(!check_append(&input, &slots, want.len() as u32 - 1).passed());
+        let mut past = slots.clone();
+        past[want.len()] = 0;
+        assert!(!check_append(&input, &past, want.len() as u32).passed());
     }
 }

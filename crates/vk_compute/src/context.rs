@@ -686,6 +686,8 @@ fn create_device(
     let coop_mat = options.cooperative_matrix && want(ash::khr::cooperative_matrix::NAME, false);
     let atomic_int64 = want(ash::khr::shader_atomic_int64::NAME, v12);
     let atomic_float = caps.buffer_float32_atomic_add && want(ash::ext::shader_atomic_float::NAME, false);
+    // subgroupPartitionNV (05_atomics): its SPIR-V capability needs the extension enabled.
+    want(ash::nv::shader_subgroup_partitioned::NAME, false);
     let executable_info = options.pipeline_statistics
         && caps.pipeline_executable_info
         && want(ash::khr::pipeline_executable_properties::NAME, false);

@@ -88,7 +88,7 @@ fn print_properties(c: &DeviceCaps) {
         (
             "shaderInt64 + shaderBufferInt64Atomics",
             c.has_int64_buffer_atomics(),
-            "02 fast (flagged partials), 03 single-pass",
+            "02 fast (flagged partials), 03 single-pass, 04 single-pass",
         ),
         ("shaderBufferFloat32AtomicAdd", c.buffer_float32_atomic_add, "02 fast (f32 atomic result)"),
         ("16-bit storage", c.storage_buffer_16bit, ""),
@@ -96,7 +96,11 @@ fn print_properties(c: &DeviceCaps) {
         ("subgroup extended types", c.subgroup_extended_types, ""),
         ("Vulkan memory model", c.vulkan_memory_model, ""),
         ("cooperative matrix", !c.coop_mat_shapes.is_empty(), ""),
-        ("subgroup partitioned (NV)", c.subgroup_ops.has(vk_compute::SubgroupOps::PARTITIONED_NV), ""),
+        (
+            "subgroup partitioned (NV)",
+            c.subgroup_ops.has(vk_compute::SubgroupOps::PARTITIONED_NV),
+            "05 histogram partition-nv",
+        ),
     ];
     for (feature, has, needed_by) in features {
         let who =

@@ -1,0 +1,147 @@
+// histogram.comp — counts how many keys fall in each of BINS bins. One workgroup takes a chunk
+// of WORKGROUP_SIZE × 4 × ITEMS keys; each invocation loads ITEMS 16-byte vectors of 4 keys,
+// the subgroup's lanes side by side, and adds each key to its bin. The variant (host define)
+// sets where the adds go and how many atomics they take:
+//   VARIANT_NAIVE:            one atomicAdd on the bin in device memory per key;
+//   VARIANT_SUBGROUP:         one atomicAdd per distinct key of the subgroup: subgroupAllEqual
+//                             when every lane has the same key, else a loop that takes the key
+//                             of the first lane still waiting and ballots the lanes that match;
+//   VARIANT_PARTITION_NV:     the same, with the matching lanes from subgroupPartitionNV;
+//   VARIANT_SHARED:           a private histogram in shared memory, one shared atomicAdd per key,
+//                             then one device atomicAdd per non-empty bin per workgroup;
+//   VARIANT_SHARED_SUBGROUP:  the subgroup loop in front of the shared histogram.
+// COUNT_ATOMICS counts the atomics issued (device and shared) into the control words.
+// Needs: VARIANT_SUBGROUP and VARIANT_SHARED_SUBGROUP subgroup basic, vote and ballot;
+// VARIANT_PARTITION_NV subgroup basic, ballot and partitioned (NV).
+#version 450
+#extension GL_KHR_shader_subgroup_ballot : enable
+#extension GL_KHR_shader_subgroup_vote : enable
+#if VARIANT_PARTITION_NV
+#extension GL_NV_shader_subgroup_partitioned : require
+#endif
+#include "grid.glsl"
+#include "fault.glsl"
+
+layout(local_size_x_id = 0) in;
+layout(std430, binding = 0) readonly buffer Src4 { uvec4 src4[]; };
+layout(std430, binding = 0) readonly buffer Src1 { uint src1[]; };
+layout(std430, binding = 1) buffer Histogram { uint bins[]; };
+layout(std430, binding = 2) buffer Control {
+    uint unused;          // (append's slot counter)
+    uint global_atomics;  // COUNT_ATOMICS: atomics on device memory issued
+    uint shared_atomics;  // COUNT_ATOMICS: atomics on shared memory issued
+};
+layout(push_constant) uniform Push { uint n; };
+#include "count_atomics.glsl"
+
+const uint CHUNK = WORKGROUP_SIZE * 4 * ITEMS;  // keys per workgroup
+const uint NO_KEY = 0xFFFFFFFFu;                // a lane with no key (past n), never a bin
+#define PRIVATE_BINS (VARIANT_SHARED || VARIANT_SHARED_SUBGROUP)
+#define PER_SUBGROUP (VARIANT_SUBGROUP || VARIANT_SHARED_SUBGROUP)
+
+#if PRIVATE_BINS
+shared uint private_bins[BINS];
+#endif
+uint global_issued = 0;
+uint shared_issued = 0;
+
+// Add `count` to bin `bin`: in the private histogram, or in device memory.
+void bin_add(uint bin, uint count) {
+#if PRIVATE_BINS
+    atomicAdd(private_bins[bin], count);
+    shared_issued += 1;
+#else
+    atomicAdd(bins[bin], count);
+    global_issued += 1;
+#endif
+}
+
+// ANCHOR: match
+// Add one to bin `key` for every lane where it is not NO_KEY. Every lane of the subgroup must
+// call it (subgroup operations).
+void add_key(uint key) {
+#if VARIANT_NAIVE || VARIANT_SHARED
+    if (key != NO_KEY) {
+        bin_add(key, 1u);
+    }
+#elif VARIANT_PARTITION_NV
+    // The lanes holding the same value as this one; the lowest of them adds them all.
+    uvec4 same = subgroupPartitionNV(key);
+    if (key != NO_KEY && subgroupBallotFindLSB(same) == gl_SubgroupInvocationID) {
+        bin_add(key, subgroupBallotBitCount(same));
+    }
+#elif PER_SUBGROUP
+    uint lanes = subgroupBallotBitCount(subgroupBallot(true));
+    if (subgroupAllEqual(key)) {  // uniform: one key for the whole subgroup (or none)
+        if (key != NO_KEY && subgroupElect()) {
+            bin_add(key, lanes);
+        }
+        return;
+    }
+    bool waiting = key != NO_KEY;
+    while (subgroupAny(waiting)) {  // uniform: every lane loops until no lane waits
+        if (waiting) {
+            uint first_key = subgroupBroadcastFirst(key);  // of the first lane still waiting
+            uvec4 same = subgroupBallot(key == first_key);
+            if (key == first_key) {
+                waiting = false;
+                if (subgroupElect()) {
+                    bin_add(key, subgroupBallotBitCount(same));
+                }
+            }
+        }
+    }
+#else
+#error "define one VARIANT_"
+#endif
+}
+// ANCHOR_END: match
+
+// ANCHOR: main
+void main() {
+    uint workgroup = flat_workgroup_id();
+    if (workgroup >= max((n + CHUNK - 1) / CHUNK, 1u)) {
+        return;  // past the chunks (the grid may hold a few more workgroups)
+    }
+    uint me = gl_LocalInvocationIndex;
+#if PRIVATE_BINS
+    for (uint b = me; b < BINS; b += WORKGROUP_SIZE) {
+        private_bins[b] = 0;
+    }
+    barrier();  // the private histogram is zero before any key is added
+#endif
+    bool whole = (workgroup + 1) * CHUNK <= n;  // uniform: 16-byte loads throughout
+    bool dropped = fault_drops(workgroup);      // --inject-fault drop-workgroup
+    for (uint item = 0; item < ITEMS; ++item) {
+        // Neighbouring invocations load neighbouring vectors: the workgroup a contiguous block.
+        uint vector = workgroup * (CHUNK / 4) + item * WORKGROUP_SIZE + me;
+        uvec4 keys;
+        if (whole) {
+            keys = src4[vector];
+            FAULT_SHIFT4(keys, vector)
+        } else {
+            uint i = vector * 4;
+            keys = uvec4(i < n ? src1[fault_index(i)] : NO_KEY, i + 1 < n ? src1[fault_index(i + 1)] : NO_KEY,
+                         i + 2 < n ? src1[fault_index(i + 2)] : NO_KEY, i + 3 < n ? src1[fault_index(i + 3)] : NO_KEY);
+        }
+        if (dropped) {
+            keys = uvec4(NO_KEY);
+        }
+        add_key(keys.x);
+        add_key(keys.y);
+        add_key(keys.z);
+        add_key(keys.w);
+    }
+#if PRIVATE_BINS
+    barrier();  // every key is in the private histogram
+    for (uint b = me; b < BINS; b += WORKGROUP_SIZE) {
+        uint count = private_bins[b];
+        if (count > 0) {
+            atomicAdd(bins[b], count);
+            global_issued += 1;
+        }
+    }
+#endif
+    count_atomics(global_issued, shared_issued);
+}
+// ANCHOR_END: main

@@ -1,0 +1,377 @@
+//! 05_atomics — many invocations bumping the same counters: what subgroup aggregation buys on
+//! this device, for a uniform address and for data-dependent ones.
+//!
+//! 1. **append** (slot allocation): every kept element appends its index to an array, at a slot
+//!    from one counter. `naive`: one `atomicAdd` per kept element; `subgroup`: `subgroupAdd`,
+//!    one `subgroupElect`ed atomic per subgroup, `subgroupBroadcastFirst` of the base;
+//!    `workgroup`: places from a shared-memory counter, one device atomic per workgroup.
+//! 2. **histogram** of u32 keys into 1–4096 bins, keys spread uniformly, Zipf-like, or 90 % in
+//!    one bin. `naive`: one device `atomicAdd` per key; `subgroup`: one per distinct key of the
+//!    subgroup (`subgroupAllEqual`, else a `subgroupBroadcastFirst` + `subgroupBallot` match
+//!    loop); `partition-nv`: the same from `subgroupPartitionNV`; `shared`: a private histogram
+//!    in shared memory per workgroup; `shared-subgroup`: the match loop in front of it.
+//!
+//! Every run checks the result exactly: the counter, each kept index in exactly one slot and
+//! poison after them; every bin. `--count-atomics` reports the atomics each variant issued.
+//! Run: `cargo run --release --bin 05_atomics [-- --bench] [--workload histogram --bins 256
+//! --spread hot --variant naive,shared-subgroup --size 1000003]`
+
+use anyhow::{Context as _, Result};
+use clap::{Parser, ValueEnum};
+use harness::reference::{self, Spread};
+use harness::{or_all, out, Report};
+use std::process::ExitCode;
+use vk_compute::{Barrier, Buffer, Context, Kernel, KernelDesc, Recorder, SubgroupOps};
+
+#[derive(Parser, Debug)]
+#[command(about = "Atomics under contention: per-lane, subgroup-aggregated, workgroup-privatized")]
+struct Args {
+    #[command(flatten)]
+    common: harness::CommonArgs,
+    /// Which workloads (default: both).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    workload: Vec<Workload>,
+    /// Which variants (default: every one that applies to the workload).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    variant: Vec<Variant>,
+    /// append: percent of the elements kept (default: 1, 10, 50, 100).
+    #[arg(long, value_delimiter = ',')]
+    keep_ratio: Vec<u32>,
+    /// histogram: bins, 1 to 4096 (default: 1, 16, 256, 4096).
+    #[arg(long, value_delimiter = ',')]
+    bins: Vec<u32>,
+    /// histogram: how the keys spread over the bins (default: all three).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    spread: Vec<Spread>,
+    /// Count the atomics each variant issues, in the shader, and report them (checked runs
+    /// only: counting costs atomics of its own, so not with --bench).
+    #[arg(long)]
+    count_atomics: bool,
+}
+
+harness::sample_args!(Args);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Workload {
+    Append,
+    Histogram,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Variant {
+    /// One atomic on device memory per element (both workloads).
+    Naive,
+    /// One atomic per subgroup (append) or per distinct key of a subgroup (histogram).
+    Subgroup,
+    /// append: places from a shared-memory counter, one device atomic per workgroup.
+    Workgroup,
+    /// histogram: the lanes with equal keys from subgroupPartitionNV.
+    PartitionNv,
+    /// histogram: a private histogram in shared memory per workgroup.
+    Shared,
+    /// histogram: the subgroup match loop in front of the shared histogram.
+    SharedSubgroup,
+}
+
+impl Variant {
+    fn applies(self, workload: Workload) -> bool {
+        match workload {
+            Workload::Append => matches!(self, Variant::Naive | Variant::Subgroup | Variant::Workgroup),
+            Workload::Histogram => self != Variant::Workgroup,
+        }
+    }
+
+    /// The subgroup operations the variant's shader needs on `workload`.
+    fn needs(self, workload: Workload) -> u32 {
+        let ops = match (self, workload) {
+            (Variant::Naive | Variant::Workgroup | Variant::Shared, _) => 0,
+            (Variant::Subgroup, Workload::Append) => SubgroupOps::ARITHMETIC,
+            (Variant::Subgroup | Variant::SharedSubgroup, _) => SubgroupOps::VOTE | SubgroupOps::BALLOT,
+            (Variant::PartitionNv, _) => SubgroupOps::BALLOT | SubgroupOps::PARTITIONED_NV,
+        };
+        if ops == 0 {
+            0
+        } else {
+            ops | SubgroupOps::BASIC
+        }
+    }
+}
+
+/// Invocations per workgroup.
+const WORKGROUP: u32 = 256;
+/// The element where `--inject-fault` strikes and around which the input is planted: in
+/// workgroup 48 of append, and in histogram chunk 3 (chunks of 4096 keys, up to 256 bins) or 0.
+const PLANTED: usize = 12_288;
+/// The control words (glsl/05_atomics): append's slot counter, then the atomics counted.
+const COUNTER: usize = 0;
+const GLOBAL_ATOMICS: usize = 1;
+const SHARED_ATOMICS: usize = 2;
+
+fn main() -> ExitCode {
+    harness::run_sample::<Args>("05_atomics", run)
+}
+
+fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
+    if let Some(n) = args.common.size {
+        harness::check_size(ctx, n, 4)?;
+    }
+    if args.keep_ratio.iter().any(|&r| r > 100) {
+        return vk_compute::setup_error("--keep-ratio is a percentage: 0..=100");
+    }
+    if args.bins.iter().any(|&b| b == 0 || b > 4096) {
+        return vk_compute::setup_error("--bins must be from 1 to 4096");
+    }
+    if args.count_atomics && args.common.bench {
+        return vk_compute::setup_error("--count-atomics adds atomics of its own: not with --bench");
+    }
+    if args.common.inject_fault.is_some() && args.common.size.is_none_or(|n| n < 4 * PLANTED as u64) {
+        return vk_compute::setup_error(format!("--inject-fault needs --size of at least {}", 4 * PLANTED));
+    }
+    let seed = args.common.seed();
+    let mut timer = harness::Bench::start(ctx, &args.common, report)?;
+    let sizes = harness::run_sizes(ctx, &args.common, &[1, 7, 1_000_003, harness::random::size(seed, 2, 1 << 21)]);
+    for workload in or_all(&args.workload, Workload::value_variants()) {
+        let variants: Vec<Variant> =
+            or_all(&args.variant, Variant::value_variants()).into_iter().filter(|v| v.applies(workload)).collect();
+        let mut runners = Vec::new();
+        for variant in variants {
+            let name = format!("{} {}", harness::value_name(workload), harness::value_name(variant));
+            if let Some(runner) = report.skip_unless(&name, Runner::new(ctx, workload, variant, args)?) {
+                runners.push((name, runner));
+            }
+        }
+        // The cases: keep ratios (append) or bins × spreads (histogram).
+        let cases: Vec<Case> = match workload {
+            Workload::Append => or_all(&args.keep_ratio, &[1, 10, 50, 100]).into_iter().map(Case::Keep).collect(),
+            Workload::Histogram => {
+                let spreads = or_all(&args.spread, Spread::value_variants());
+                let bins = or_all(&args.bins, &[1, 16, 256, 4096]);
+                bins.iter().flat_map(|&b| spreads.iter().map(move |&s| Case::Bins(b, s))).collect()
+            }
+        };
+        for &n in &sizes {
+            for &case in &cases {
+                let input = Input::new(case, n as usize, seed);
+                if let Some(timer) = &mut timer {
+                    timer.copy_ceiling(ctx, n * 4, report)?;
+                }
+                let mut medians = Vec::new();
+                for (name, runner) in &runners {
+                    let label = format!("{name} {}", case.label());
+                    let mut buffers = runner.buffers(&input, case)?;
+                    let timed = match &timer {
+                        Some(t) => Some(t.time(ctx, |rec| runner.record(rec, &buffers, n as u32, case))?),
+                        None => None,
+                    };
+                    let (result, control) =
+                        runner.checked_run(&mut buffers, &input, case).with_context(|| format!("{label} n={n}"))?;
+                    report.check(&label, Some(n), &result);
+                    if args.count_atomics {
+                        out(format!(
+                            "  {label} n={n}: {} device atomics, {} shared atomics",
+                            control[GLOBAL_ATOMICS], control[SHARED_ATOMICS]
+                        ));
+                    }
+                    if let (Some(t), Some(times)) = (&timer, &timed) {
+                        t.row(report, &label, n, 4 * n, times);
+                        medians.push((name.clone(), times.median_ns()));
+                    }
+                }
+                print_speedups(&medians, case, n);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// One line per case in --bench: each variant's speed against `naive` in the same run.
+fn print_speedups(medians: &[(String, f64)], case: Case, n: u64) {
+    let Some(&(_, naive)) = medians.iter().find(|(name, _)| name.ends_with(" naive")) else {
+        return;
+    };
+    let ratios: Vec<String> = medians
+        .iter()
+        .map(|(name, ns)| format!("{} {:.2}×", name.rsplit(' ').next().unwrap_or(name), naive / ns))
+        .collect();
+    out(format!("  speed-up over naive, {} n={n}: {}", case.label(), ratios.join(", ")));
+}
+
+/// One measured case: a keep ratio (append) or bins and a spread (histogram).
+#[derive(Clone, Copy, Debug)]
+enum Case {
+    Keep(u32),
+    Bins(u32, Spread),
+}
+
+impl Case {
+    fn label(self) -> String {
+        match self {
+            Case::Keep(ratio) => format!("keep {ratio}%"),
+            Case::Bins(bins, spread) => format!("{bins} bins {}", harness::value_name(spread)),
+        }
+    }
+}
+
+/// The input of one case.
+enum Input {
+    Append(reference::AppendInput),
+    Keys(Vec<u32>),
+}
+
+impl Input {
+    fn new(case: Case, n: usize, seed: u64) -> Self {
+        match case {
+            Case::Keep(ratio) => Input::Append(reference::append_input(ratio, n, seed, PLANTED)),
+            Case::Bins(bins, spread) => Input::Keys(reference::histogram_keys(spread, bins, n, seed, PLANTED)),
+        }
+    }
+
+    fn data(&self) -> &[u32] {
+        match self {
+            Input::Append(a) => &a.values,
+            Input::Keys(k) => k,
+        }
+    }
+}
+
+/// Keys per histogram invocation, in 16-byte vectors: enough that a workgroup's chunk holds at
+/// least 8 keys per bin, so the shared variants' flush of the private bins stays small.
+fn histogram_items(bins: u32) -> u32 {
+    (bins * 8).div_ceil(WORKGROUP * 4).clamp(4, 64)
+}
+
+/// One variant of one workload: its pipelines, one per bin count for the histogram.
+struct Runner<'c> {
+    ctx: &'c Context,
+    workload: Workload,
+    kernels: Vec<(u32, Kernel<'c>)>,
+}
+
+/// Device buffers for one input.
+struct Buffers<'c> {
+    input: Buffer<'c, u32>,
+    /// append: the slots; histogram: the bins.
+    output: Buffer<'c, u32>,
+    /// The slot counter, then the atomics counted (see COUNTER).
+    control: Buffer<'c, u32>,
+    threshold: u32,
+}
+
+impl<'c> Runner<'c> {
+    fn new(ctx: &'c Context, workload: Workload, variant: Variant, args: &Args) -> Result<Result<Self, String>> {
+        let needs = variant.needs(workload);
+        let ops = ctx.subgroup_ops();
+        if !ops.has(needs) {
+            return Ok(Err(format!("the device lacks subgroup operations {:?}", ops.missing(needs))));
+        }
+        if let Some(reason) = ctx.partial_subgroups(WORKGROUP).filter(|_| needs != 0) {
+            return Ok(Err(reason));
+        }
+        let variant_define = format!("VARIANT_{}", harness::value_name(variant).to_uppercase().replace('-', "_"));
+        let kernel = |bins: u32| -> Result<Kernel<'c>> {
+            let (shader, per_workgroup) = match workload {
+                Workload::Append => ("05_atomics/append.comp", WORKGROUP),
+                Workload::Histogram => ("05_atomics/histogram.comp", WORKGROUP * 4 * histogram_items(bins)),
+            };
+            let mut defines = vec![
+                (variant_define.as_str(), "1".to_string()),
+                ("BINS", bins.to_string()),
+                ("ITEMS", histogram_items(bins).to_string()),
+                ("COUNT_ATOMICS", u32::from(args.count_atomics).to_string()),
+            ];
+            defines.extend(args.common.fault_defines(PLANTED as u64, (PLANTED as u32 / per_workgroup).into()));
+            let desc = KernelDesc {
+                shader,
+                defines: defines.iter().map(|(k, v)| (*k, v.clone())).collect(),
+                buffers: 3,
+                push_constant_bytes: 8,
+                workgroup_size: WORKGROUP,
+                ..Default::default()
+            };
+            Kernel::new(ctx, &desc)
+        };
+        let kernels = match workload {
+            Workload::Append => vec![(0, kernel(0)?)],
+            Workload::Histogram => {
+                let bins = or_all(&args.bins, &[1, 16, 256, 4096]);
+                bins.iter().map(|&b| Ok((b, kernel(b)?))).collect::<Result<_>>()?
+            }
+        };
+        Ok(Ok(Runner { ctx, workload, kernels }))
+    }
+
+    fn kernel(&self, case: Case) -> Result<&Kernel<'c>> {
+        let bins = match case {
+            Case::Keep(_) => 0,
+            Case::Bins(bins, _) => bins,
+        };
+        self.kernels.iter().find(|(b, _)| *b == bins).map(|(_, k)| k).context("no pipeline for this bin count")
+    }
+
+    fn buffers(&self, input: &Input, case: Case) -> Result<Buffers<'c>> {
+        let (len, threshold) = match (input, case) {
+            (Input::Append(a), _) => (a.values.len(), a.threshold),
+            (Input::Keys(_), Case::Bins(bins, _)) => (bins as usize, 0),
+            _ => anyhow::bail!("input and case disagree"),
+        };
+        Ok(Buffers {
+            input: Buffer::from_slice(self.ctx, "input", input.data())?,
+            output: Buffer::new(
+                self.ctx,
+                if self.workload == Workload::Append { "slots" } else { "bins" },
+                len.max(1),
+            )?,
+            control: Buffer::from_slice(self.ctx, "control", &[0u32; SHARED_ATOMICS + 1])?,
+            threshold,
+        })
+    }
+
+    // ANCHOR: record
+    /// Record one whole run over `n` elements: counters (and bins) to zero, one dispatch.
+    fn record<'r>(&'r self, rec: &mut Recorder<'_, 'r>, b: &'r Buffers, n: u32, case: Case) -> Result<()> {
+        rec.fill(&b.control, 0);
+        if self.workload == Workload::Histogram {
+            rec.fill(&b.output, 0);
+        }
+        // The zeroed words land before any workgroup adds to them.
+        rec.barrier(Barrier::TransferToCompute);
+        let groups = match self.workload {
+            Workload::Append => n.div_ceil(WORKGROUP),
+            Workload::Histogram => {
+                let Case::Bins(bins, _) = case else { anyhow::bail!("histogram without bins") };
+                n.div_ceil(WORKGROUP * 4 * histogram_items(bins))
+            }
+        };
+        let io = [b.input.binding(), b.output.binding(), b.control.binding()];
+        rec.dispatch(self.kernel(case)?, &io, &[n, b.threshold], self.ctx.grid(groups.max(1))?)?;
+        // The slots, bins and counters are complete before anything reads them.
+        rec.barrier(Barrier::ComputeToCompute);
+        Ok(())
+    }
+    // ANCHOR_END: record
+
+    /// The run that gets checked: poison the slots, run once, read back, compare with the CPU.
+    /// Returns the check and the control words.
+    fn checked_run(&self, b: &mut Buffers, input: &Input, case: Case) -> Result<(harness::Check, Vec<u32>)> {
+        let n = input.data().len() as u32;
+        let mut rec = Recorder::new(self.ctx)?;
+        if self.workload == Workload::Append {
+            rec.fill(&b.output, harness::POISON);
+            // The poison lands before the kernel writes the slots.
+            rec.barrier(Barrier::TransferToCompute);
+        }
+        self.record(&mut rec, b, n, case)?;
+        rec.submit_and_wait().context("the checked run")?;
+        let control = b.control.download().context("read the counters")?;
+        let mut output = b.output.download().context("read the output")?;
+        let check = match (input, case) {
+            (Input::Append(a), _) => {
+                output.truncate(a.values.len());
+                reference::check_append(a, &output, control[COUNTER])
+            }
+            (Input::Keys(keys), Case::Bins(bins, _)) => reference::check_histogram(keys, bins, &output),
+            _ => anyhow::bail!("input and case disagree"),
+        };
+        Ok((check, control))
+    }
+}
