@@ -9,9 +9,12 @@
 //   VARIANT_PARTITION_NV:     the same, with the matching lanes from subgroupPartitionNV;
 //   VARIANT_SHARED:           a private histogram in shared memory, one shared atomicAdd per key,
 //                             then one device atomicAdd per non-empty bin per workgroup;
-//   VARIANT_SHARED_SUBGROUP:  the subgroup loop in front of the shared histogram.
+//   VARIANT_SHARED_SUBGROUP:  the subgroup loop in front of the shared histogram;
+//   VARIANT_SHARED_LEADER:    one round of it in front of the shared histogram: the lanes that
+//                             hold the first lane's key add together, the others one by one.
 // COUNT_ATOMICS counts the atomics issued (device and shared) into the control words.
 // Needs: VARIANT_SUBGROUP and VARIANT_SHARED_SUBGROUP subgroup basic, vote and ballot;
+// VARIANT_SHARED_LEADER subgroup basic and ballot;
 // VARIANT_PARTITION_NV subgroup basic, ballot and partitioned (NV).
 #version 450
 #extension GL_KHR_shader_subgroup_ballot : enable
@@ -36,7 +39,7 @@ layout(push_constant) uniform Push { uint n; };
 
 const uint CHUNK = WORKGROUP_SIZE * 4 * ITEMS;  // keys per workgroup
 const uint NO_KEY = 0xFFFFFFFFu;                // a lane with no key (past n), never a bin
-#define PRIVATE_BINS (VARIANT_SHARED || VARIANT_SHARED_SUBGROUP)
+#define PRIVATE_BINS (VARIANT_SHARED || VARIANT_SHARED_SUBGROUP || VARIANT_SHARED_LEADER)
 #define PER_SUBGROUP (VARIANT_SUBGROUP || VARIANT_SHARED_SUBGROUP)
 
 #if PRIVATE_BINS
@@ -69,6 +72,19 @@ void add_key(uint key) {
     uvec4 same = subgroupPartitionNV(key);
     if (key != NO_KEY && subgroupBallotFindLSB(same) == gl_SubgroupInvocationID) {
         bin_add(key, subgroupBallotBitCount(same));
+    }
+#elif VARIANT_SHARED_LEADER
+    // One round of the loop below: bounded cost, and on a hot input most lanes hold the first
+    // lane's key.
+    uint first_key = subgroupBroadcastFirst(key);
+    bool with_first = key != NO_KEY && key == first_key;
+    uvec4 same = subgroupBallot(with_first);
+    if (with_first) {
+        if (subgroupElect()) {
+            bin_add(key, subgroupBallotBitCount(same));
+        }
+    } else if (key != NO_KEY) {
+        bin_add(key, 1u);
     }
 #elif PER_SUBGROUP
     uint lanes = subgroupBallotBitCount(subgroupBallot(true));

@@ -9,7 +9,8 @@
 //!    one bin. `naive`: one device `atomicAdd` per key; `subgroup`: one per distinct key of the
 //!    subgroup (`subgroupAllEqual`, else a `subgroupBroadcastFirst` + `subgroupBallot` match
 //!    loop); `partition-nv`: the same from `subgroupPartitionNV`; `shared`: a private histogram
-//!    in shared memory per workgroup; `shared-subgroup`: the match loop in front of it.
+//!    in shared memory per workgroup; `shared-subgroup`: the match loop in front of it;
+//!    `shared-leader`: one round of it, for the first lane's key.
 //!
 //! Every run checks the result exactly: the counter, each kept index in exactly one slot and
 //! poison after them; every bin. `--count-atomics` reports the atomics each variant issued.
@@ -71,6 +72,9 @@ enum Variant {
     Shared,
     /// histogram: the subgroup match loop in front of the shared histogram.
     SharedSubgroup,
+    /// histogram: one round of the match loop (the first lane's key) in front of the shared
+    /// histogram; the other lanes add one by one.
+    SharedLeader,
 }
 
 impl Variant {
@@ -88,6 +92,7 @@ impl Variant {
             (Variant::Subgroup, Workload::Append) => SubgroupOps::ARITHMETIC,
             (Variant::Subgroup | Variant::SharedSubgroup, _) => SubgroupOps::VOTE | SubgroupOps::BALLOT,
             (Variant::PartitionNv, _) => SubgroupOps::BALLOT | SubgroupOps::PARTITIONED_NV,
+            (Variant::SharedLeader, _) => SubgroupOps::BALLOT,
         };
         if ops == 0 {
             0
