@@ -9,7 +9,8 @@
 //                      invocation reserves the workgroup's places with one atomicAdd.
 // The order of the slots is whatever order the atomics arrive in. COUNT_ATOMICS counts the
 // atomics issued (global and shared) into the control words.
-// Needs: VARIANT_SUBGROUP subgroup basic and arithmetic; the others Vulkan 1.0 compute.
+// Needs: VARIANT_SUBGROUP subgroup basic, arithmetic and ballot (subgroupBroadcastFirst); the
+// others Vulkan 1.0 compute.
 #version 450
 #extension GL_KHR_shader_subgroup_arithmetic : enable
 #extension GL_KHR_shader_subgroup_ballot : enable
@@ -58,8 +59,9 @@ void main() {
         }
         base = subgroupBroadcastFirst(base);  // the elected lane is the first active one
     }
+    uint rank = subgroupExclusiveAdd(mine);  // in uniform control flow, before the branch
     if (kept) {
-        slots[base + subgroupExclusiveAdd(mine)] = i;
+        slots[base + rank] = i;
     }
 #elif VARIANT_WORKGROUP
     if (gl_LocalInvocationIndex == 0) {

@@ -79,8 +79,10 @@ void add_key(uint key) {
     uint first_key = subgroupBroadcastFirst(key);
     bool with_first = key != NO_KEY && key == first_key;
     uvec4 same = subgroupBallot(with_first);
+    // The adding lane comes from the ballot itself (its lowest lane), not from a later
+    // subgroupElect(), which would rely on the same lanes being active again.
     if (with_first) {
-        if (subgroupElect()) {
+        if (subgroupBallotFindLSB(same) == gl_SubgroupInvocationID) {
             bin_add(key, subgroupBallotBitCount(same));
         }
     } else if (key != NO_KEY) {
@@ -101,7 +103,7 @@ void add_key(uint key) {
             uvec4 same = subgroupBallot(key == first_key);
             if (key == first_key) {
                 waiting = false;
-                if (subgroupElect()) {
+                if (subgroupBallotFindLSB(same) == gl_SubgroupInvocationID) {  // from the ballot, as above
                     bin_add(key, subgroupBallotBitCount(same));
                 }
             }

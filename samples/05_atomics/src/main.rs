@@ -89,7 +89,7 @@ impl Variant {
     fn needs(self, workload: Workload) -> u32 {
         let ops = match (self, workload) {
             (Variant::Naive | Variant::Workgroup | Variant::Shared, _) => 0,
-            (Variant::Subgroup, Workload::Append) => SubgroupOps::ARITHMETIC,
+            (Variant::Subgroup, Workload::Append) => SubgroupOps::ARITHMETIC | SubgroupOps::BALLOT,
             (Variant::Subgroup | Variant::SharedSubgroup, _) => SubgroupOps::VOTE | SubgroupOps::BALLOT,
             (Variant::PartitionNv, _) => SubgroupOps::BALLOT | SubgroupOps::PARTITIONED_NV,
             (Variant::SharedLeader, _) => SubgroupOps::BALLOT,
