@@ -135,6 +135,20 @@ impl CommonArgs {
         }
     }
 
+    /// Under `--inject-fault`, an error unless `n` elements in tiles of `tile` reach the tile
+    /// after the one that holds `element`: a dropped tile shows in the tiles after it (the
+    /// single passes' offsets), so the faulty one must not be the last.
+    pub fn check_fault_reach(&self, variant: &str, n: u64, tile: u32, element: usize) -> Result<()> {
+        let faulty = element as u64 / u64::from(tile);
+        if self.inject_fault.is_some() && n.div_ceil(u64::from(tile)) < faulty + 2 {
+            return vk_compute::setup_error(format!(
+                "--inject-fault: {variant} needs --size of at least {} (tiles of {tile})",
+                (faulty + 1) * u64::from(tile) + 1
+            ));
+        }
+        Ok(())
+    }
+
     pub fn context_options(&self) -> Result<ContextOptions> {
         let mut hidden_ops = 0;
         for name in &self.without_ops {

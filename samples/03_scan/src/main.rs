@@ -133,15 +133,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                 bench.copy_ceiling(ctx, n * 4, report)?;
             }
             for (name, exclusive, scanner) in &scanners {
-                // A dropped tile shows in the tiles after it: the faulty one must not be the last.
-                let faulty_tile = PLANTED as u32 / scanner.tile;
-                if args.common.inject_fault.is_some() && scanner.tiles(input.len()) < faulty_tile + 2 {
-                    return vk_compute::setup_error(format!(
-                        "--inject-fault: {name} needs at least {} elements (tiles of {})",
-                        (faulty_tile + 1) * scanner.tile + 1,
-                        scanner.tile
-                    ));
-                }
+                args.common.check_fault_reach(name, input.len() as u64, scanner.tile, PLANTED)?;
                 let mut b = scanner.buffers(&input)?;
                 let timed = match &bench {
                     Some(bench) => Some(bench.time(ctx, |rec| scanner.record(rec, &b, input.len()))?),

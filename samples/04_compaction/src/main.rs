@@ -135,15 +135,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                     }
                     for (name, compactor) in &compactors {
                         let label = format!("{name} keep {ratio}%");
-                        // A dropped tile shows in the tiles after it: the faulty one must not be the last.
-                        let faulty = PLANTED as u32 / compactor.tile;
-                        if args.common.inject_fault.is_some() && compactor.tiles(n as usize) < faulty + 2 {
-                            return vk_compute::setup_error(format!(
-                                "--inject-fault: {name} needs --size of at least {} (tiles of {})",
-                                (faulty + 1) * compactor.tile + 1,
-                                compactor.tile
-                            ));
-                        }
+                        args.common.check_fault_reach(name, n, compactor.tile, PLANTED)?;
                         let mut b = compactor.buffers(&input)?;
                         let timed = match &timer {
                             Some(t) => Some(t.time(ctx, |rec| compactor.record(rec, &b, n as usize))?),

@@ -157,6 +157,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
         for &n in &sizes {
             for &case in &cases {
                 let input = Input::new(case, n as usize, seed);
+                let device_input = Buffer::from_slice(ctx, "input", input.data())?; // read by every variant
                 if let Some(timer) = &mut timer {
                     timer.copy_ceiling(ctx, n * 4, report)?;
                 }
@@ -165,11 +166,14 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                     let label = format!("{name} {}", case.label());
                     let mut buffers = runner.buffers(&input, case)?;
                     let timed = match &timer {
-                        Some(t) => Some(t.time(ctx, |rec| runner.record(rec, &buffers, n as u32, case))?),
+                        Some(t) => {
+                            Some(t.time(ctx, |rec| runner.record(rec, &device_input, &buffers, n as u32, case))?)
+                        }
                         None => None,
                     };
-                    let (result, control) =
-                        runner.checked_run(&mut buffers, &input, case).with_context(|| format!("{label} n={n}"))?;
+                    let (result, control) = runner
+                        .checked_run(&device_input, &mut buffers, &input, case)
+                        .with_context(|| format!("{label} n={n}"))?;
                     report.check(&label, Some(n), &result);
                     if args.count_atomics {
                         out(format!(
@@ -252,9 +256,8 @@ struct Runner<'c> {
     kernels: Vec<(u32, Kernel<'c>)>,
 }
 
-/// Device buffers for one input.
+/// A variant's device buffers for one input (the input itself is shared by the variants).
 struct Buffers<'c> {
-    input: Buffer<'c, u32>,
     /// append: the slots; histogram: the bins.
     output: Buffer<'c, u32>,
     /// The slot counter, then the atomics counted (see COUNTER).
@@ -320,7 +323,6 @@ impl<'c> Runner<'c> {
             _ => anyhow::bail!("input and case disagree"),
         };
         Ok(Buffers {
-            input: Buffer::from_slice(self.ctx, "input", input.data())?,
             output: Buffer::new(
                 self.ctx,
                 if self.workload == Workload::Append { "slots" } else { "bins" },
@@ -333,7 +335,14 @@ impl<'c> Runner<'c> {
 
     // ANCHOR: record
     /// Record one whole run over `n` elements: counters (and bins) to zero, one dispatch.
-    fn record<'r>(&'r self, rec: &mut Recorder<'_, 'r>, b: &'r Buffers, n: u32, case: Case) -> Result<()> {
+    fn record<'r>(
+        &'r self,
+        rec: &mut Recorder<'_, 'r>,
+        input: &'r Buffer<u32>,
+        b: &'r Buffers,
+        n: u32,
+        case: Case,
+    ) -> Result<()> {
         rec.fill(&b.control, 0);
         if self.workload == Workload::Histogram {
             rec.fill(&b.output, 0);
@@ -347,7 +356,7 @@ impl<'c> Runner<'c> {
                 n.div_ceil(WORKGROUP * 4 * histogram_items(bins))
             }
         };
-        let io = [b.input.binding(), b.output.binding(), b.control.binding()];
+        let io = [input.binding(), b.output.binding(), b.control.binding()];
         rec.dispatch(self.kernel(case)?, &io, &[n, b.threshold], self.ctx.grid(groups.max(1))?)?;
         // The slots, bins and counters are complete before anything reads them.
         rec.barrier(Barrier::ComputeToCompute);
@@ -357,7 +366,13 @@ impl<'c> Runner<'c> {
 
     /// The run that gets checked: poison the slots, run once, read back, compare with the CPU.
     /// Returns the check and the control words.
-    fn checked_run(&self, b: &mut Buffers, input: &Input, case: Case) -> Result<(harness::Check, Vec<u32>)> {
+    fn checked_run(
+        &self,
+        device_input: &Buffer<u32>,
+        b: &mut Buffers,
+        input: &Input,
+        case: Case,
+    ) -> Result<(harness::Check, Vec<u32>)> {
         let n = input.data().len() as u32;
         let mut rec = Recorder::new(self.ctx)?;
         if self.workload == Workload::Append {
@@ -365,7 +380,7 @@ impl<'c> Runner<'c> {
             // The poison lands before the kernel writes the slots.
             rec.barrier(Barrier::TransferToCompute);
         }
-        self.record(&mut rec, b, n, case)?;
+        self.record(&mut rec, device_input, b, n, case)?;
         rec.submit_and_wait().context("the checked run")?;
         let control = b.control.download().context("read the counters")?;
         let mut output = b.output.download().context("read the output")?;
