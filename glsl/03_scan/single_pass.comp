@@ -4,9 +4,10 @@
 // running workgroups), loads it with coalesced 16-byte loads, scans it, publishes its
 // aggregate at once, looks back over the predecessors' states (summing aggregates until an
 // inclusive prefix), publishes its own inclusive prefix and writes the tile.
-// A tile's state is one 64-bit word, flag << 32 | value bits, read and written with relaxed
+// A tile's state is one 64-bit word, tag << 32 | value bits, read and written with relaxed
 // device-scope atomics: a reader never sees a flag without the value it announces, so the
-// path needs no memory barrier. Each state has a 128-byte line of its own (STATE_STRIDE).
+// path needs no memory barrier. Each state has a 128-byte line of its own (STATE_STRIDE). The
+// tag holds the run's epoch (a push constant), so nothing is reset between runs.
 // Who looks back: with LOOKBACK_SUBGROUP (the host's default on a GPU with a fixed subgroup
 // size) the workgroup's last subgroup holds no elements and looks back from the start while
 // the others load; the last of those to finish publishes the aggregate
@@ -36,14 +37,18 @@ layout(std430, binding = 1) writeonly buffer Dst4 { T4 dst4[]; };
 layout(std430, binding = 1) writeonly buffer Dst1 { T dst1[]; };
 // Written by one workgroup and read by others during the dispatch: atomics only.
 layout(std430, binding = 2) buffer TileStates { uint64_t tile_state[]; };
-// next_tile and tiles_written are reset before every run; `stalled` only when the buffers are
-// made, so a stall in any run of a bench is seen afterwards.
+// next_tile and tiles_written count up across runs (zeroed only with the states, see
+// lookback.glsl's epoch); `stalled` is never reset, so a stall in any run of a bench is seen
+// afterwards.
 layout(std430, binding = 3) buffer Control {
     uint next_tile;
     uint tiles_written;
     uint stalled;
 };
-layout(push_constant) uniform Push { uint n; };
+layout(push_constant) uniform Push {
+    uint n;
+    uint epoch;  // this run's number on these states (lookback.glsl)
+};
 
 #if LOOKBACK_SUBGROUP
 // The last subgroup (LOOKBACK_LANES invocations, the host's fixed subgroup size) holds no
@@ -100,10 +105,11 @@ void finish_tile(uint tile, T4 v[ROWS]) {
 
 void main() {
     // The grid may hold a few workgroups more than tiles: they leave before claiming one.
-    if (flat_workgroup_id() >= max((n + TILE - 1) / TILE, 1u)) {
+    uint tiles = max((n + TILE - 1) / TILE, 1u);
+    if (flat_workgroup_id() >= tiles) {
         return;
     }
-    uint tile = claim_tile();
+    uint tile = claim_tile(tiles);
 #if LOOKBACK_SUBGROUP
     scan_with_lookback_subgroup(tile);
 #else

@@ -1,18 +1,22 @@
 // lookback.glsl — decoupled look-back over tile states, shared by 03's single-pass scan and 04's
-// stable compaction. A tile's state is one 64-bit word, flag << 32 | value bits, stored and
+// stable compaction. A tile's state is one 64-bit word, tag << 32 | value bits, stored and
 // loaded with relaxed device-scope atomics, so a reader never sees a flag without its value.
+// The tag is epoch << 2 | flag: each run has a new epoch, so the states of earlier runs read as
+// NOT_READY and nothing is reset between runs (no fill, no barrier before the dispatch).
 // The including shader declares, before including this file:
 //   - LB_T, the value type summed over tiles, with LB_TO_BITS(x) / LB_FROM_BITS(b) (its bits
 //     as a uint and back; flag_word.glsl's TO_BITS / FROM_BITS for the element type T);
-//   - buffers `uint64_t tile_state[]`, `uint next_tile` (the tile counter, zero before the
-//     dispatch) and `uint stalled` (set when a look-back gives up);
+//   - buffers `uint64_t tile_state[]`, `uint next_tile` (tickets, counted up across runs) and
+//     `uint stalled` (set when a look-back gives up);
+//   - `uint epoch`, a push constant: the run's number since the states were zeroed, 1 to
+//     2^30 - 1 (harness::lookback::Epochs); run e takes the tickets (e - 1) × tiles on;
 //   - the host defines STATE_STRIDE (words from one state to the next) and HAS_PREFIX, and
 //     LOOKBACK_SUBGROUP (0 or 1) with LOOKBACK_LANES (the host's fixed subgroup size).
 // Needs: subgroup basic, arithmetic, ballot, vote; shaderInt64, shaderBufferInt64Atomics.
 #ifndef LOOKBACK_GLSL
 #define LOOKBACK_GLSL
 #include "fault.glsl"  // fault_drops: --inject-fault drop-workgroup drops a tile's sum
-const uint NOT_READY = 0;
+const uint NOT_READY = 0;      // no state of this run's epoch yet
 const uint HAS_AGGREGATE = 1;  // the value is the sum of the tile alone
 // HAS_PREFIX (host define, 2): the value is the sum of tiles 0..t
 
@@ -22,18 +26,23 @@ const uint HAS_AGGREGATE = 1;  // the value is the sum of the tile alone
 // (and L2 slices) instead of crowding the one or two lines that would hold them all packed.
 // STATE_STRIDE is a host define (16), so that the host reads the states with the same stride.
 void publish(uint tile, uint flag, LB_T value) {
-    uint64_t state = (uint64_t(flag) << 32) | uint64_t(LB_TO_BITS(value));
+    uint64_t state = (uint64_t((epoch << 2) | flag) << 32) | uint64_t(LB_TO_BITS(value));
     atomicStore(tile_state[tile * STATE_STRIDE], state, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
 }
 
 // Tiles before the first hold an inclusive prefix of 0.
 uint64_t read_state(int tile) {
     if (tile < 0) {
-        return uint64_t(HAS_PREFIX) << 32;
+        return uint64_t((epoch << 2) | HAS_PREFIX) << 32;
     }
     return atomicLoad(tile_state[tile * STATE_STRIDE], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
 }
-#define FLAG(state) uint((state) >> 32)
+// A state's flag in this run: NOT_READY if it was published in another epoch.
+uint state_flag(uint64_t state) {
+    uint tag = uint(state >> 32);
+    return tag >> 2 == epoch ? tag & 3u : NOT_READY;
+}
+#define FLAG(state) state_flag(state)
 #define VALUE(state) LB_FROM_BITS(uint(state))
 // ANCHOR_END: state
 
@@ -47,10 +56,12 @@ shared LB_T beside_before;  // the look-back subgroup's result
 // ANCHOR: claim
 // The workgroup's tile, the next from the counter: tiles are taken in claim order, so every
 // predecessor of a claimed tile belongs to a workgroup that is running or done, and waiting for
-// it cannot deadlock. Every invocation must call it (it has a barrier).
-uint claim_tile() {
+// it cannot deadlock. The counter is never reset: each run takes `tiles` tickets, so this run's
+// first ticket is (epoch - 1) × tiles (modulo 2^32, as the counter wraps). Every invocation must
+// call it (it has a barrier).
+uint claim_tile(uint tiles) {
     if (gl_LocalInvocationIndex == 0) {
-        claimed_tile = atomicAdd(next_tile, 1u);
+        claimed_tile = atomicAdd(next_tile, 1u) - (epoch - 1u) * tiles;
 #if LOOKBACK_SUBGROUP
         segments_done = 0;
 #endif

@@ -5,6 +5,7 @@
 
 use anyhow::Result;
 use clap::ValueEnum;
+use std::cell::Cell;
 use vk_compute::Context;
 
 /// 64-bit words from one tile's state to the next: one state per 128-byte cache line.
@@ -65,13 +66,43 @@ pub fn subgroup_lanes(ctx: &Context, choice: Lookback, workgroup: u32) -> Result
     Ok(Ok(size))
 }
 
-/// Whether a single pass over `tiles` tiles finished cleanly: every tile claimed
-/// (`next_tile`) and counted written after its stores (`tiles_written`), no look-back gave up
-/// (`stalled`, which covers every run on the same buffers), and every state (`states`, with
-/// [`STATE_STRIDE`]) published with its inclusive prefix. Otherwise the output is not trusted.
-pub fn completed(states: &[u64], next_tile: u32, tiles_written: u32, stalled: u32, tiles: u32) -> bool {
-    let published = states.iter().step_by(STATE_STRIDE).all(|&s| s >> 32 == HAS_PREFIX);
-    published && next_tile == tiles && tiles_written == tiles && stalled == 0
+/// The largest epoch: a state's tag is epoch << 2 | flag in 32 bits.
+const MAX_EPOCH: u32 = (1 << 30) - 1;
+
+/// Numbers the runs on one set of tile states and counters (the shader's `epoch` push
+/// constant). A state tagged with another run's epoch reads as not ready, and the tile counter
+/// counts on from run to run, so no run needs a reset before it: only the first, and one in
+/// every 2^30 - 1 when the epoch wraps.
+#[derive(Debug, Default)]
+pub struct Epochs {
+    last: Cell<u32>,
+}
+
+impl Epochs {
+    /// The next run's epoch, and whether the states and the counters (`next_tile`,
+    /// `tiles_written`) must be zeroed before it.
+    pub fn next(&self) -> (u32, bool) {
+        let epoch = if self.last.get() >= MAX_EPOCH { 1 } else { self.last.get() + 1 };
+        self.last.set(epoch);
+        (epoch, epoch == 1)
+    }
+
+    /// The epoch of the last run recorded (0 before any).
+    pub fn last(&self) -> u32 {
+        self.last.get()
+    }
+}
+
+/// Whether the single pass of epoch `epoch` over `tiles` tiles finished cleanly: every tile
+/// claimed (`next_tile`: epoch × tiles tickets taken since the reset) and counted written after
+/// its stores (`tiles_written`, likewise), no look-back gave up (`stalled`, which covers every
+/// run on the same buffers), and every state (`states`, with [`STATE_STRIDE`]) published with
+/// its inclusive prefix in this epoch. Otherwise the output is not trusted.
+pub fn completed(states: &[u64], next_tile: u32, tiles_written: u32, stalled: u32, tiles: u32, epoch: u32) -> bool {
+    let tag = u64::from(epoch) << 2 | HAS_PREFIX;
+    let published = states.iter().step_by(STATE_STRIDE).all(|&s| s >> 32 == tag);
+    let tickets = epoch.wrapping_mul(tiles);
+    published && next_tile == tickets && tiles_written == tickets && stalled == 0
 }
 
 #[cfg(test)]
@@ -80,13 +111,26 @@ mod tests {
 
     #[test]
     fn a_stall_or_an_unpublished_tile_is_not_complete() {
-        let published = HAS_PREFIX << 32;
+        let epoch = 2;
+        let published = (epoch << 2 | HAS_PREFIX) << 32;
         let states = vec![published; 3 * STATE_STRIDE];
-        assert!(completed(&states, 3, 3, 0, 3));
-        assert!(!completed(&states, 3, 3, 1, 3));
-        assert!(!completed(&states, 3, 2, 0, 3));
+        assert!(completed(&states, 6, 6, 0, 3, 2));
+        assert!(!completed(&states, 6, 6, 1, 3, 2));
+        assert!(!completed(&states, 6, 5, 0, 3, 2));
         let mut late = states.clone();
-        late[STATE_STRIDE] = 1 << 32; // tile 1 holds only its aggregate
-        assert!(!completed(&late, 3, 3, 0, 3));
+        late[STATE_STRIDE] = (epoch << 2 | 1) << 32; // tile 1 holds only its aggregate
+        assert!(!completed(&late, 6, 6, 0, 3, 2));
+        let mut stale = states.clone();
+        stale[2 * STATE_STRIDE] = (1 << 2 | HAS_PREFIX) << 32; // tile 2 published in the run before
+        assert!(!completed(&stale, 6, 6, 0, 3, 2));
+    }
+
+    #[test]
+    fn epochs_start_at_one_and_wrap_with_a_reset() {
+        let epochs = Epochs::default();
+        assert_eq!(epochs.next(), (1, true));
+        assert_eq!(epochs.next(), (2, false));
+        epochs.last.set(MAX_EPOCH);
+        assert_eq!(epochs.next(), (1, true));
     }
 }

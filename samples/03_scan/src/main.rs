@@ -181,9 +181,11 @@ struct Buffers<'c> {
     partials: Buffer<'c, u32>,
     /// single-pass: tile t's state (flag << 32 | value bits) at index t × STATE_STRIDE.
     tile_states: Buffer<'c, u64>,
-    /// single-pass: [next tile, tiles written] (reset every run), stalled (reset once, so it
-    /// covers every run on these buffers).
+    /// single-pass: [next tile, tiles written] (counted up across runs), stalled (never reset,
+    /// so it covers every run on these buffers).
     control: Buffer<'c, u32>,
+    /// single-pass: the runs on these tile states (each a new epoch, so none needs a reset).
+    epochs: harness::lookback::Epochs,
 }
 
 /// What a scan produced: the output, and whether the single pass fell back.
@@ -192,7 +194,7 @@ struct Scanned {
     fell_back: bool,
 }
 
-/// single-pass: the control words, in the shader's order (those before `STALLED` are reset every run).
+/// single-pass: the control words, in the shader's order (those before `STALLED` are zeroed with the states).
 const NEXT_TILE: usize = 0;
 const TILES_WRITTEN: usize = 1;
 const STALLED: usize = 2;
@@ -266,7 +268,8 @@ impl<'c> Scanner<'c> {
                 shader,
                 defines: defines(pass),
                 buffers,
-                push_constant_bytes: 4,
+                // n, and the single pass's epoch
+                push_constant_bytes: if variant == Variant::SinglePass { 8 } else { 4 },
                 workgroup_size: workgroup,
                 ..Default::default()
             };
@@ -304,6 +307,7 @@ impl<'c> Scanner<'c> {
             partials: Buffer::new(ctx, "partials", partials)?,
             tile_states: Buffer::new(ctx, "tile states", states)?,
             control: Buffer::from_slice(ctx, "control", &[0u32; STALLED + 1])?,
+            epochs: harness::lookback::Epochs::default(),
         })
     }
 
@@ -314,13 +318,18 @@ impl<'c> Scanner<'c> {
         let grid = self.ctx.grid(tiles)?;
         let io = [b.input.binding(), b.output.binding()];
         if self.single_pass() {
-            rec.fill(&b.tile_states, 0);
-            // The tile counters; not `stalled` (the last word).
-            rec.fill_range(&b.control, NEXT_TILE, STALLED, 0).context("reset the tile counters")?;
-            // Tile states (NOT_READY) and the tile counter are zero before any workgroup reads them.
-            rec.barrier(Barrier::TransferToCompute);
+            // A new epoch: the states of earlier runs read as not ready, so they need no reset
+            // (harness::lookback::Epochs); only the first run on the buffers zeroes them.
+            let (epoch, reset) = b.epochs.next();
+            if reset {
+                rec.fill(&b.tile_states, 0);
+                // The tile counters; not `stalled` (the last word).
+                rec.fill_range(&b.control, NEXT_TILE, STALLED, 0).context("reset the tile counters")?;
+                // Tile states and counters are zero before any workgroup reads them.
+                rec.barrier(Barrier::TransferToCompute);
+            }
             let bindings = [io[0], io[1], b.tile_states.binding(), b.control.binding()];
-            rec.dispatch(&self.kernels[0], &bindings, &(n as u32), grid)?;
+            rec.dispatch(&self.kernels[0], &bindings, &[n as u32, epoch], grid)?;
             // The output is complete before anything reads it (readback or the next repeat).
             rec.barrier(Barrier::ComputeToCompute);
             return Ok(());
@@ -367,6 +376,13 @@ impl Buffers<'_> {
     fn completed(&mut self, tiles: u32) -> Result<bool> {
         let control = self.control.download().context("read the tile counters")?;
         let states = self.tile_states.download().context("read the tile states")?;
-        Ok(harness::lookback::completed(&states, control[NEXT_TILE], control[TILES_WRITTEN], control[STALLED], tiles))
+        Ok(harness::lookback::completed(
+            &states,
+            control[NEXT_TILE],
+            control[TILES_WRITTEN],
+            control[STALLED],
+            tiles,
+            self.epochs.last(),
+        ))
     }
 }
