@@ -26,7 +26,8 @@ layout(std430, binding = 1) writeonly buffer Dst1 { D dst1[]; };
 layout(std430, binding = 2) readonly buffer Flags { uint flags[]; };
 layout(std430, binding = 2) readonly buffer Flags4 { uvec4 flags4[]; };
 // kept, rejected (the unordered variants' slot counters; the stable ones write the total kept
-// at the end), then the single pass's next tile, tiles written, stalled.
+// at the end), then the single pass's next tile and tiles written (counted up across runs, see
+// lookback.glsl's epoch) and stalled (never reset).
 layout(std430, binding = 3) buffer Control {
     uint kept_count;
     uint rejected_count;
@@ -34,7 +35,11 @@ layout(std430, binding = 3) buffer Control {
     uint tiles_written;
     uint stalled;
 };
-layout(push_constant) uniform Push { uint n; uint threshold_bits; };
+layout(push_constant) uniform Push {
+    uint n;
+    uint threshold_bits;
+    uint epoch;  // the single pass's run number on its tile states (lookback.glsl); else unused
+};
 
 // Element i (its value read by the caller as x): kept? `previous` is element i - 1 (unique only).
 bool keep(uint i, D x, D previous) {

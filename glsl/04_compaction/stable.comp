@@ -52,8 +52,8 @@ const uint DATA_INVOCATIONS = WORKGROUP_SIZE;
 const uint TILE = DATA_INVOCATIONS * ITEMS;
 const uint ROWS = ITEMS / 4;  // 16-byte loads per invocation
 
-// Two slices of each subgroup, 4 elements per lane, used by alternate rows.
-shared D staging[2 * WORKGROUP_SIZE * 4];
+// Each subgroup's slice: 4 elements per lane, one row at a time.
+shared D staging[WORKGROUP_SIZE * 4];
 
 // ANCHOR: test
 // Load row r of this lane's segment, four elements from `first` (the row's element for this
@@ -75,12 +75,10 @@ uint load_and_test(uint first, bool whole_tile, out D4 v) {
 // Write the elements of one row of the subgroup's segment that `bits` selects (this lane's four,
 // v) to consecutive output elements: from `out_at` on, or (`reverse`) down from `out_at - 1`.
 // They are staged in the subgroup's slice of shared memory at their rank in the row, then
-// copied out, so that neighbouring lanes write neighbouring addresses. `which` picks one of the
-// subgroup's two slices; consecutive calls alternate, so a row is staged while no lane can still
-// be reading the slice of the row before. Returns how many were written. Every lane of the
-// subgroup must call it (subgroup operations).
-uint write_row(D4 v, uint bits, uint out_at, bool reverse, uint which) {
-    uint slice = (which * gl_NumSubgroups + gl_SubgroupID) * gl_SubgroupSize * 4;
+// copied out, so that neighbouring lanes write neighbouring addresses. Returns how many were
+// written. Every lane of the subgroup must call it (subgroup operations and barriers).
+uint write_row(D4 v, uint bits, uint out_at, bool reverse) {
+    uint slice = gl_SubgroupID * gl_SubgroupSize * 4;
     uint mine = bitCount(bits);
     uint at = slice + subgroupExclusiveAdd(mine);  // the lanes below have that many
     uint row_count = subgroupAdd(mine);
@@ -96,13 +94,13 @@ uint write_row(D4 v, uint bits, uint out_at, bool reverse, uint which) {
     if ((bits & 8u) != 0) {
         staging[at] = v.w;
     }
-    // The staged elements are visible to the whole subgroup; and, as the reads of the row before
-    // (from the other slice) come before this barrier, the next row may overwrite that slice
-    // after it: one barrier a row, acquire-release on shared memory at subgroup scope.
+    // The staged elements are visible to the whole subgroup before any lane copies them out.
     controlBarrier(gl_ScopeSubgroup, gl_ScopeSubgroup, gl_StorageSemanticsShared, gl_SemanticsAcquireRelease);
     for (uint j = gl_SubgroupInvocationID; j < row_count; j += gl_SubgroupSize) {
         dst1[reverse ? out_at - 1 - j : out_at + j] = staging[slice + j];
     }
+    // Every lane has read its elements before the next row overwrites the slice.
+    controlBarrier(gl_ScopeSubgroup, gl_ScopeSubgroup, gl_StorageSemanticsShared, gl_SemanticsAcquireRelease);
     return row_count;
 }
 // ANCHOR_END: write_row
@@ -114,7 +112,7 @@ void main() {
     }
     // ANCHOR: ranks
 #if MODE_SINGLE_PASS
-    uint tile = claim_tile();  // in claim order, so the predecessors are running
+    uint tile = claim_tile(tiles);  // in claim order, so the predecessors are running
 #else
     uint tile = flat_workgroup_id();
 #endif
@@ -162,14 +160,14 @@ void main() {
     if (data_subgroup) {
         uint out_kept = before_tile + within_tile;
         [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-            out_kept += write_row(v[r], kept_bits[r], out_kept, false, r % 2);
+            out_kept += write_row(v[r], kept_bits[r], out_kept, false);
         }
         if (PARTITION) {
             uint out_rejected = n - (segment_first - (before_tile + within_tile));  // n - rejected before
             [[unroll]] for (uint r = 0; r < ROWS; ++r) {
                 uint first = segment_first + r * gl_SubgroupSize * 4 + gl_SubgroupInvocationID * 4;
                 uint rejected_bits = ~kept_bits[r] & in_range4(first);
-                out_rejected -= write_row(v[r], rejected_bits, out_rejected, true, (ROWS + r) % 2);
+                out_rejected -= write_row(v[r], rejected_bits, out_rejected, true);
             }
         }
     }
