@@ -1,16 +1,21 @@
-// histogram.comp — counts how many keys fall in each of BINS bins. One workgroup takes a chunk
-// of WORKGROUP_SIZE × 4 × ITEMS keys; each invocation loads ITEMS 16-byte vectors of 4 keys,
-// the subgroup's lanes side by side, and adds each key to its bin. The variant (host define)
-// sets where the adds go and how many atomics they take:
+// histogram.comp — counts how many keys fall in each of BINS bins. The keys come in chunks of
+// CHUNK = WORKGROUP_SIZE × 4 × ITEMS; each workgroup walks the chunks w, w + G, w + 2G, … of a
+// grid of G workgroups (the host caps G), and in each chunk each invocation loads ITEMS 16-byte
+// vectors of 4 keys, the subgroup's lanes side by side, and adds each key to its bin. The
+// variant (host define) sets where the adds go and how many atomics they take:
 //   VARIANT_NAIVE:            one atomicAdd on the bin in device memory per key;
-//   VARIANT_SUBGROUP:         one atomicAdd per distinct key of the subgroup: subgroupAllEqual
-//                             when every lane has the same key, else a loop that takes the key
-//                             of the first lane still waiting and ballots the lanes that match;
-//   VARIANT_PARTITION_NV:     the same, with the matching lanes from subgroupPartitionNV;
-//   VARIANT_SHARED:           a private histogram in shared memory, one shared atomicAdd per key,
-//                             then one device atomicAdd per non-empty bin per workgroup;
-//   VARIANT_SHARED_SUBGROUP:  the subgroup loop in front of the shared histogram;
-//   VARIANT_SHARED_LEADER:    one round of it in front of the shared histogram: the lanes that
+//   VARIANT_SUBGROUP:         subgroupAllEqual: one atomicAdd when every lane has the same key;
+//                             else rounds that take the key of the first lane still waiting and
+//                             ballot the lanes that match, one atomicAdd per round, until a
+//                             round matches that lane alone: then every lane still waiting adds
+//                             its own key (at most one round more than naive on distinct keys);
+//   VARIANT_PARTITION_NV:     one atomicAdd per distinct key of the subgroup, the matching
+//                             lanes from subgroupPartitionNV;
+//   VARIANT_SHARED:           a private histogram in shared memory, zeroed once per workgroup,
+//                             one shared atomicAdd per key, then one device atomicAdd per
+//                             non-empty bin per workgroup (not per chunk: at most G per bin);
+//   VARIANT_SHARED_SUBGROUP:  the subgroup rounds in front of the shared histogram;
+//   VARIANT_SHARED_LEADER:    one round of them in front of the shared histogram: the lanes that
 //                             hold the first lane's key add together, the others one by one.
 // COUNT_ATOMICS counts the atomics issued (device and shared) into the control words.
 // Needs: VARIANT_SUBGROUP and VARIANT_SHARED_SUBGROUP subgroup basic, vote and ballot;
@@ -37,7 +42,7 @@ layout(std430, binding = 2) buffer Control {
 layout(push_constant) uniform Push { uint n; };
 #include "count_atomics.glsl"
 
-const uint CHUNK = WORKGROUP_SIZE * 4 * ITEMS;  // keys per workgroup
+const uint CHUNK = WORKGROUP_SIZE * 4 * ITEMS;  // keys per chunk, one turn of a workgroup's loop
 const uint NO_KEY = 0xFFFFFFFFu;                // a lane with no key (past n), never a bin
 #define PRIVATE_BINS (VARIANT_SHARED || VARIANT_SHARED_SUBGROUP || VARIANT_SHARED_LEADER)
 #define PER_SUBGROUP (VARIANT_SUBGROUP || VARIANT_SHARED_SUBGROUP)
@@ -96,18 +101,32 @@ void add_key(uint key) {
         }
         return;
     }
+    // Rounds: the first lane still waiting broadcasts its key; the waiting lanes holding it add
+    // together. A round pays only while it retires two lanes or more. Once the leader's key
+    // matched no other lane, the keys left are most likely distinct too (each further round
+    // would retire about one lane), so the lanes still waiting add their own keys. Distinct
+    // keys then cost one round more than naive, and a hot key still goes in one add, unless
+    // a lone key leads a round before it does (then its lanes add one by one).
     bool waiting = key != NO_KEY;
-    while (subgroupAny(waiting)) {  // uniform: every lane loops until no lane waits
+    uint retired;
+    do {
+        uint first_key = NO_KEY;
         if (waiting) {
-            uint first_key = subgroupBroadcastFirst(key);  // of the first lane still waiting
-            uvec4 same = subgroupBallot(key == first_key);
-            if (key == first_key) {
-                waiting = false;
-                if (subgroupBallotFindLSB(same) == gl_SubgroupInvocationID) {  // from the ballot, as above
-                    bin_add(key, subgroupBallotBitCount(same));
-                }
+            first_key = subgroupBroadcastFirst(key);  // of the first lane still waiting
+        }
+        bool match = waiting && key == first_key;
+        // Every lane takes part in the ballot, so its bit count is the same in every lane.
+        uvec4 same = subgroupBallot(match);
+        retired = subgroupBallotBitCount(same);
+        if (match) {
+            waiting = false;
+            if (subgroupBallotFindLSB(same) == gl_SubgroupInvocationID) {  // from the ballot, as above
+                bin_add(key, retired);
             }
         }
+    } while (retired > 1);  // uniform: 0 when no lane waited, 1 when the leader's key was alone
+    if (waiting) {
+        bin_add(key, 1u);
     }
 #else
 #error "define one VARIANT_"
@@ -118,8 +137,10 @@ void add_key(uint key) {
 // ANCHOR: main
 void main() {
     uint workgroup = flat_workgroup_id();
-    if (workgroup >= max((n + CHUNK - 1) / CHUNK, 1u)) {
-        return;  // past the chunks (the grid may hold a few more workgroups)
+    uint grid = gl_NumWorkGroups.x * gl_NumWorkGroups.y;  // workgroups in the dispatch
+    uint chunks = (n + CHUNK - 1) / CHUNK;
+    if (workgroup >= chunks) {
+        return;  // no chunk for this one (the grid may hold a few more workgroups)
     }
     uint me = gl_LocalInvocationIndex;
 #if PRIVATE_BINS
@@ -128,30 +149,35 @@ void main() {
     }
     barrier();  // the private histogram is zero before any key is added
 #endif
-    bool whole = (workgroup + 1) * CHUNK <= n;  // uniform: 16-byte loads throughout
-    bool dropped = fault_drops(workgroup);      // --inject-fault drop-workgroup
-    for (uint item = 0; item < ITEMS; ++item) {
-        // Neighbouring invocations load neighbouring vectors: the workgroup a contiguous block.
-        uint vector = workgroup * (CHUNK / 4) + item * WORKGROUP_SIZE + me;
-        uvec4 keys;
-        if (whole) {
-            keys = src4[vector];
-            FAULT_SHIFT4(keys, vector)
-        } else {
-            uint i = vector * 4;
-            keys = uvec4(i < n ? src1[fault_index(i)] : NO_KEY, i + 1 < n ? src1[fault_index(i + 1)] : NO_KEY,
-                         i + 2 < n ? src1[fault_index(i + 2)] : NO_KEY, i + 3 < n ? src1[fault_index(i + 3)] : NO_KEY);
+    // A grid-stride loop over the chunks, uniform in the workgroup: however large n, the
+    // private histogram is zeroed and flushed once per workgroup, so each bin in device memory
+    // takes at most `grid` atomics, not one per chunk.
+    for (uint chunk = workgroup; chunk < chunks; chunk += grid) {
+        bool whole = (chunk + 1) * CHUNK <= n;  // uniform: 16-byte loads throughout
+        bool dropped = fault_drops(chunk);      // --inject-fault drop-workgroup: this chunk
+        for (uint item = 0; item < ITEMS; ++item) {
+            // Neighbouring invocations load neighbouring vectors: the chunk a contiguous block.
+            uint vector = chunk * (CHUNK / 4) + item * WORKGROUP_SIZE + me;
+            uvec4 keys;
+            if (whole) {
+                keys = src4[vector];
+                FAULT_SHIFT4(keys, vector)
+            } else {
+                uint i = vector * 4;
+                keys = uvec4(i < n ? src1[fault_index(i)] : NO_KEY, i + 1 < n ? src1[fault_index(i + 1)] : NO_KEY,
+                             i + 2 < n ? src1[fault_index(i + 2)] : NO_KEY, i + 3 < n ? src1[fault_index(i + 3)] : NO_KEY);
+            }
+            if (dropped) {
+                keys = uvec4(NO_KEY);
+            }
+            add_key(keys.x);
+            add_key(keys.y);
+            add_key(keys.z);
+            add_key(keys.w);
         }
-        if (dropped) {
-            keys = uvec4(NO_KEY);
-        }
-        add_key(keys.x);
-        add_key(keys.y);
-        add_key(keys.z);
-        add_key(keys.w);
     }
 #if PRIVATE_BINS
-    barrier();  // every key is in the private histogram
+    barrier();  // every key of every chunk is in the private histogram
     for (uint b = me; b < BINS; b += WORKGROUP_SIZE) {
         uint count = private_bins[b];
         if (count > 0) {

@@ -6,10 +6,12 @@
 //!    one `subgroupElect`ed atomic per subgroup, `subgroupBroadcastFirst` of the base;
 //!    `workgroup`: places from a shared-memory counter, one device atomic per workgroup.
 //! 2. **histogram** of u32 keys into 1–4096 bins, keys spread uniformly, Zipf-like, or 90 % in
-//!    one bin. `naive`: one device `atomicAdd` per key; `subgroup`: one per distinct key of the
-//!    subgroup (`subgroupAllEqual`, else a `subgroupBroadcastFirst` + `subgroupBallot` match
-//!    loop); `partition-nv`: the same from `subgroupPartitionNV`; `shared`: a private histogram
-//!    in shared memory per workgroup; `shared-subgroup`: the match loop in front of it;
+//!    one bin, each workgroup walking chunks of keys in a grid-stride loop over a capped grid.
+//!    `naive`: one device `atomicAdd` per key; `subgroup`: `subgroupAllEqual`, else a
+//!    `subgroupBroadcastFirst` + `subgroupBallot` match loop that adds equal keys together and
+//!    stops at the first round that matches one lane alone; `partition-nv`: one add per
+//!    distinct key from `subgroupPartitionNV`; `shared`: a private histogram in shared memory
+//!    per workgroup, flushed once; `shared-subgroup`: the match loop in front of it;
 //!    `shared-leader`: one round of it, for the first lane's key.
 //!
 //! Every run checks the result exactly: the counter, each kept index in exactly one slot and
@@ -41,7 +43,8 @@ struct Args {
     /// histogram: bins, 1 to 4096 (default: 1, 16, 256, 4096).
     #[arg(long, value_delimiter = ',')]
     bins: Vec<u32>,
-    /// histogram: how the keys spread over the bins (default: all three).
+    /// histogram: how the keys spread over the bins (default: all three; with --bench:
+    /// uniform and hot).
     #[arg(long, value_enum, value_delimiter = ',')]
     spread: Vec<Spread>,
     /// Count the atomics each variant issues, in the shader, and report them (checked runs
@@ -62,7 +65,8 @@ enum Workload {
 enum Variant {
     /// One atomic on device memory per element (both workloads).
     Naive,
-    /// One atomic per subgroup (append) or per distinct key of a subgroup (histogram).
+    /// One atomic per subgroup (append); histogram: one per key shared by several lanes of a
+    /// subgroup, matched round by round until a round finds a key alone, then one per lane left.
     Subgroup,
     /// append: places from a shared-memory counter, one device atomic per workgroup.
     Workgroup,
@@ -70,7 +74,7 @@ enum Variant {
     PartitionNv,
     /// histogram: a private histogram in shared memory per workgroup.
     Shared,
-    /// histogram: the subgroup match loop in front of the shared histogram.
+    /// histogram: the subgroup match loop (as `subgroup`) in front of the shared histogram.
     SharedSubgroup,
     /// histogram: one round of the match loop (the first lane's key) in front of the shared
     /// histogram; the other lanes add one by one.
@@ -105,7 +109,7 @@ impl Variant {
 /// Invocations per workgroup.
 const WORKGROUP: u32 = 256;
 /// The element where `--inject-fault` strikes and around which the input is planted: in
-/// workgroup 48 of append, and in histogram chunk 3 (chunks of 4096 keys, up to 256 bins) or 0.
+/// workgroup 48 of append, and in histogram chunk 3 (chunks of HISTOGRAM_CHUNK = 4096 keys).
 const PLANTED: usize = 12_288;
 /// The control words (glsl/05_atomics): append's slot counter, then the atomics counted.
 const COUNTER: usize = 0;
@@ -134,7 +138,13 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
     }
     let seed = args.common.seed();
     let mut timer = harness::Bench::start(ctx, &args.common, report)?;
-    let sizes = harness::run_sizes(ctx, &args.common, &[1, 7, 1_000_003, harness::random::size(seed, 2, 1 << 21)]);
+    let mut sizes = harness::run_sizes(ctx, &args.common, &[1, 7, 1_000_003, harness::random::size(seed, 2, 1 << 21)]);
+    if args.common.bench && args.common.size.is_none() {
+        // Two sizes, not the usual ten: the naive variants take up to 0.2 s a run at 2^28 on
+        // a hot bin, over 20 cases. 2^20, where launch costs count, and the largest.
+        let largest = sizes.last().copied();
+        sizes.retain(|&n| n == 1 << 20 || Some(n) == largest);
+    }
     for workload in or_all(&args.workload, Workload::value_variants()) {
         let variants: Vec<Variant> =
             or_all(&args.variant, Variant::value_variants()).into_iter().filter(|v| v.applies(workload)).collect();
@@ -149,7 +159,10 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
         let cases: Vec<Case> = match workload {
             Workload::Append => or_all(&args.keep_ratio, &[1, 10, 50, 100]).into_iter().map(Case::Keep).collect(),
             Workload::Histogram => {
-                let spreads = or_all(&args.spread, Spread::value_variants());
+                let spreads = or_all(
+                    &args.spread,
+                    if args.common.bench { &[Spread::Uniform, Spread::Hot] } else { Spread::value_variants() },
+                );
                 let bins = or_all(&args.bins, &[1, 16, 256, 4096]);
                 bins.iter().flat_map(|&b| spreads.iter().map(move |&s| Case::Bins(b, s))).collect()
             }
@@ -243,10 +256,28 @@ impl Input {
     }
 }
 
-/// Keys per histogram invocation, in 16-byte vectors: enough that a workgroup's chunk holds at
-/// least 8 keys per bin, so the shared variants' flush of the private bins stays small.
-fn histogram_items(bins: u32) -> u32 {
-    (bins * 8).div_ceil(WORKGROUP * 4).clamp(4, 64)
+/// 16-byte vectors each histogram invocation loads per chunk (the shader's ITEMS): four loads
+/// in flight per turn of the workgroup's loop.
+const HISTOGRAM_ITEMS: u32 = 4;
+/// Keys per histogram chunk, the unit of a workgroup's grid-stride loop.
+const HISTOGRAM_CHUNK: u32 = WORKGROUP * 4 * HISTOGRAM_ITEMS;
+/// The most histogram workgroups in one dispatch: about one full wave of 256-invocation
+/// workgroups on a large GPU (H200: 132 multiprocessors × 8). Each workgroup flushes its
+/// private bins once, so a bin in device memory takes at most this many atomics whatever the
+/// size: at 2^28 keys and 256 bins, 1024 instead of 65 536 per bin (one per 4096-key chunk).
+/// Expected on the H200: `shared`, 256 bins, uniform, from 749 µs to about its 1-bin time
+/// (~260 µs).
+const HISTOGRAM_MAX_GROUPS: u32 = 1024;
+/// Keys per bin each histogram workgroup gets at least (the grid shrinks for that, down to
+/// one workgroup), so the flushes of the private bins take at most one device atomic per 8 keys.
+const HISTOGRAM_KEYS_PER_BIN: u32 = 8;
+
+/// The histogram's grid for `n` keys into `bins` bins: one workgroup per chunk, as few as
+/// leave each at least HISTOGRAM_KEYS_PER_BIN keys per bin, at most HISTOGRAM_MAX_GROUPS.
+fn histogram_groups(n: u32, bins: u32) -> u32 {
+    let chunks = n.div_ceil(HISTOGRAM_CHUNK);
+    let filled = n.div_ceil(HISTOGRAM_KEYS_PER_BIN * bins);
+    chunks.min(filled).clamp(1, HISTOGRAM_MAX_GROUPS)
 }
 
 /// One variant of one workload: its pipelines, one per bin count for the histogram.
@@ -277,17 +308,18 @@ impl<'c> Runner<'c> {
         }
         let variant_define = format!("VARIANT_{}", harness::value_name(variant).to_uppercase().replace('-', "_"));
         let kernel = |bins: u32| -> Result<Kernel<'c>> {
-            let (shader, per_workgroup) = match workload {
+            // The fault strikes the workgroup (append) or the chunk (histogram) holding PLANTED.
+            let (shader, per_fault_unit) = match workload {
                 Workload::Append => ("05_atomics/append.comp", WORKGROUP),
-                Workload::Histogram => ("05_atomics/histogram.comp", WORKGROUP * 4 * histogram_items(bins)),
+                Workload::Histogram => ("05_atomics/histogram.comp", HISTOGRAM_CHUNK),
             };
             let mut defines = vec![
                 (variant_define.as_str(), "1".to_string()),
                 ("BINS", bins.to_string()),
-                ("ITEMS", histogram_items(bins).to_string()),
+                ("ITEMS", HISTOGRAM_ITEMS.to_string()),
                 ("COUNT_ATOMICS", u32::from(args.count_atomics).to_string()),
             ];
-            defines.extend(args.common.fault_defines(PLANTED as u64, (PLANTED as u32 / per_workgroup).into()));
+            defines.extend(args.common.fault_defines(PLANTED as u64, (PLANTED as u32 / per_fault_unit).into()));
             let desc = KernelDesc {
                 shader,
                 defines: defines.iter().map(|(k, v)| (*k, v.clone())).collect(),
@@ -353,7 +385,8 @@ impl<'c> Runner<'c> {
             Workload::Append => n.div_ceil(WORKGROUP),
             Workload::Histogram => {
                 let Case::Bins(bins, _) = case else { anyhow::bail!("histogram without bins") };
-                n.div_ceil(WORKGROUP * 4 * histogram_items(bins))
+                // Each workgroup walks the chunks `workgroup + k × groups`.
+                histogram_groups(n, bins)
             }
         };
         let io = [input.binding(), b.output.binding(), b.control.binding()];
