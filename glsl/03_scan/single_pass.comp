@@ -110,6 +110,9 @@ void main() {
         return;
     }
     uint tile = claim_tile(tiles);
+    if (tile == tiles) {
+        return;  // no tile for this run (claim_tile has set `stalled`)
+    }
 #if LOOKBACK_SUBGROUP
     scan_with_lookback_subgroup(tile);
 #else

@@ -113,6 +113,9 @@ void main() {
     // ANCHOR: ranks
 #if MODE_SINGLE_PASS
     uint tile = claim_tile(tiles);  // in claim order, so the predecessors are running
+    if (tile == tiles) {
+        return;  // no tile for this run (claim_tile has set `stalled`)
+    }
 #else
     uint tile = flat_workgroup_id();
 #endif

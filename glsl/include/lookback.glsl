@@ -2,7 +2,8 @@
 // stable compaction. A tile's state is one 64-bit word, tag << 32 | value bits, stored and
 // loaded with relaxed device-scope atomics, so a reader never sees a flag without its value.
 // The tag is epoch << 2 | flag: each run has a new epoch, so the states of earlier runs read as
-// NOT_READY and nothing is reset between runs (no fill, no barrier before the dispatch).
+// NOT_READY and nothing is reset between runs (no fill, no barrier before the dispatch; only
+// the first run on a set of buffers, and one when the epoch wraps, zeroes them).
 // The including shader declares, before including this file:
 //   - LB_T, the value type summed over tiles, with LB_TO_BITS(x) / LB_FROM_BITS(b) (its bits
 //     as a uint and back; flag_word.glsl's TO_BITS / FROM_BITS for the element type T);
@@ -56,9 +57,11 @@ shared LB_T beside_before;  // the look-back subgroup's result
 // ANCHOR: claim
 // The workgroup's tile, the next from the counter: tiles are taken in claim order, so every
 // predecessor of a claimed tile belongs to a workgroup that is running or done, and waiting for
-// it cannot deadlock. The counter is never reset: each run takes `tiles` tickets, so this run's
-// first ticket is (epoch - 1) × tiles (modulo 2^32, as the counter wraps). Every invocation must
-// call it (it has a barrier).
+// it cannot deadlock. The counter is not reset between runs (only with the states): each run
+// takes `tiles` tickets, so this run's first ticket is (epoch - 1) × tiles (modulo 2^32, as the
+// counter wraps). A ticket past this run's tiles (a count gone wrong) sets `stalled` and returns
+// `tiles`: the caller leaves, the host falls back, and nothing is written out of bounds. Every
+// invocation must call it (it has a barrier).
 uint claim_tile(uint tiles) {
     if (gl_LocalInvocationIndex == 0) {
         claimed_tile = atomicAdd(next_tile, 1u) - (epoch - 1u) * tiles;
@@ -67,6 +70,12 @@ uint claim_tile(uint tiles) {
 #endif
     }
     barrier();  // every invocation knows the tile (and sees segments_done reset)
+    if (claimed_tile >= tiles) {
+        if (gl_LocalInvocationIndex == 0) {
+            atomicOr(stalled, 1u);
+        }
+        return tiles;
+    }
     return claimed_tile;
 }
 // ANCHOR_END: claim

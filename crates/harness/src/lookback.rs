@@ -1,7 +1,7 @@
 //! The host's side of the decoupled look-back (`glsl/include/lookback.glsl`), shared by 03's
 //! single-pass scan and 04's stable compaction: the tile-state layout the shader is built
-//! with, who looks back, and the check that a single pass finished cleanly before its output
-//! is trusted.
+//! with, who looks back, the runs' epochs (so that no run resets the states), and the check
+//! that a single pass finished cleanly before its output is trusted.
 
 use anyhow::Result;
 use clap::ValueEnum;

@@ -179,7 +179,7 @@ struct Buffers<'c> {
     output: Buffer<'c, u32>,
     /// reduce-then-scan: per-tile sums, then their prefixes.
     partials: Buffer<'c, u32>,
-    /// single-pass: tile t's state (flag << 32 | value bits) at index t × STATE_STRIDE.
+    /// single-pass: tile t's state ((epoch << 2 | flag) << 32 | value bits) at index t × STATE_STRIDE.
     tile_states: Buffer<'c, u64>,
     /// single-pass: [next tile, tiles written] (counted up across runs), stalled (never reset,
     /// so it covers every run on these buffers).

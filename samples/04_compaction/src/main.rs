@@ -351,8 +351,11 @@ impl<'c> Compactor<'c> {
         let (epoch, reset) = if self.variant == Variant::SinglePass { b.epochs.next() } else { (0, true) };
         let push = [n as u32, b.threshold_bits, epoch];
         if reset {
-            // The counters; not `stalled` (the last word, which covers every run on the buffers).
-            rec.fill_range(&b.control, KEPT, STALLED, 0).context("reset the counters")?;
+            // The counters; not `stalled` (the last word, which covers every run on the buffers),
+            // and not the single pass's count, which its last tile writes (so a checked run's
+            // poison there stays until then).
+            let first = if self.variant == Variant::SinglePass { NEXT_TILE } else { KEPT };
+            rec.fill_range(&b.control, first, STALLED - first, 0).context("reset the counters")?;
             if self.variant == Variant::SinglePass {
                 rec.fill(&b.tile_states, 0);
             }

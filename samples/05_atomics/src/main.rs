@@ -141,7 +141,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
     let mut sizes = harness::run_sizes(ctx, &args.common, &[1, 7, 1_000_003, harness::random::size(seed, 2, 1 << 21)]);
     if args.common.bench && args.common.size.is_none() {
         // Two sizes, not the usual ten: the naive variants take up to 0.2 s a run at 2^28 on
-        // a hot bin, over 20 cases. 2^20, where launch costs count, and the largest.
+        // a hot bin, over 12 cases. 2^20, where launch costs count, and the largest.
         let largest = sizes.last().copied();
         sizes.retain(|&n| n == 1 << 20 || Some(n) == largest);
     }
@@ -265,8 +265,7 @@ const HISTOGRAM_CHUNK: u32 = WORKGROUP * 4 * HISTOGRAM_ITEMS;
 /// workgroups on a large GPU (H200: 132 multiprocessors × 8). Each workgroup flushes its
 /// private bins once, so a bin in device memory takes at most this many atomics whatever the
 /// size: at 2^28 keys and 256 bins, 1024 instead of 65 536 per bin (one per 4096-key chunk).
-/// Expected on the H200: `shared`, 256 bins, uniform, from 749 µs to about its 1-bin time
-/// (~260 µs).
+/// Chapter 05 has what that did to `shared` at 256 bins on the H200.
 const HISTOGRAM_MAX_GROUPS: u32 = 1024;
 /// Keys per bin each histogram workgroup gets at least (the grid shrinks for that, down to
 /// one workgroup), so the flushes of the private bins take at most one device atomic per 8 keys.
