@@ -324,7 +324,7 @@ impl<'c> Scanner<'c> {
             if reset {
                 rec.fill(&b.tile_states, 0);
                 // The tile counters; not `stalled` (the last word).
-                rec.fill_range(&b.control, NEXT_TILE, STALLED, 0).context("reset the tile counters")?;
+                rec.fill_range(&b.control, NEXT_TILE, STALLED - NEXT_TILE, 0).context("reset the tile counters")?;
                 // Tile states and counters are zero before any workgroup reads them.
                 rec.barrier(Barrier::TransferToCompute);
             }
