@@ -11,10 +11,10 @@
 //   MODE_COUNT (pass 1 of 3): nothing; the tile's count goes to partials[tile], which pass 2
 //     (03's reduce-then-scan pass 2) turns into exclusive prefixes;
 //   MODE_SCATTER (pass 3 of 3): partials[tile] and a workgroup scan of the segments' counts.
-// Then each subgroup writes its rows out, STAGE_ROWS at a time: their kept elements are staged
-// in the subgroup's slice of shared memory at their rank (from ballots), and copied from there
-// to consecutive output addresses (coalesced); partition: then the rejected ones likewise,
-// reversed, to the back. The last tile writes the total kept to kept_count.
+// Then each subgroup writes its rows out one at a time: a row's kept elements are staged in the
+// subgroup's slice of shared memory (4 per lane) at their rank in the row (from ballots), and
+// copied from there to consecutive output addresses (coalesced); partition: then the rejected
+// ones likewise, reversed, to the back. The last tile writes the total kept to kept_count.
 // Needs: subgroup basic, arithmetic, ballot, vote; MODE_SINGLE_PASS also shaderInt64 and
 // shaderBufferInt64Atomics.
 #version 450
@@ -52,9 +52,8 @@ const uint DATA_INVOCATIONS = WORKGROUP_SIZE;
 const uint TILE = DATA_INVOCATIONS * ITEMS;
 const uint ROWS = ITEMS / 4;  // 16-byte loads per invocation
 
-// Rows staged at once: each subgroup's slice holds 4 × STAGE_ROWS elements per lane.
-const uint STAGE_ROWS = 1;
-shared D staging[WORKGROUP_SIZE * 4 * STAGE_ROWS];
+// Each subgroup's slice: 4 elements per lane, one row at a time.
+shared D staging[WORKGROUP_SIZE * 4];
 
 // ANCHOR: test
 // Load row r of this lane's segment, four elements from `first` (the row's element for this
@@ -73,12 +72,16 @@ uint load_and_test(uint first, bool whole_tile, out D4 v) {
 // ANCHOR_END: test
 
 // ANCHOR: write_row
-// Stage the elements of one row of the subgroup's segment that `bits` selects (this lane's
-// four, v) in shared memory, in order, from index `at` on. A lane's place is the number of
-// selected elements in the lanes below it, from one ballot per position in the four (a ballot
-// is a uvec4: any subgroup size up to 128), then its own earlier ones. Returns the row's count.
-// Every lane of the subgroup must call it (subgroup operations).
-uint stage_row(D4 v, uint bits, uint at) {
+// Write the elements of one row of the subgroup's segment that `bits` selects (this lane's four,
+// v) to consecutive output elements: from `out_at` on, or (`reverse`) down from `out_at - 1`.
+// They are staged in the subgroup's slice of shared memory at their rank in the row, then
+// copied out, so that neighbouring lanes write neighbouring addresses. A lane's rank is the
+// number of selected elements in the lanes below it, from one ballot per position in the four
+// (a ballot is a uvec4: any subgroup size up to 128), then its own earlier ones. Returns how
+// many were written. Every lane of the subgroup must call it (subgroup operations, barriers).
+uint write_row(D4 v, uint bits, uint out_at, bool reverse) {
+    uint slice = gl_SubgroupID * gl_SubgroupSize * 4;
+    uint at = slice;
     uint row_count = 0;
     [[unroll]] for (uint e = 0; e < 4; ++e) {
         uvec4 lanes = subgroupBallot((bits & (1u << e)) != 0);
@@ -91,20 +94,14 @@ uint stage_row(D4 v, uint bits, uint at) {
             ++at;
         }
     }
-    return row_count;
-}
-
-// Copy `count` staged elements from the subgroup's slice to consecutive output elements: from
-// `out_at` on, or (`reverse`) down from `out_at - 1`, so that neighbouring lanes write
-// neighbouring addresses. Every lane of the subgroup must call it (barriers).
-void copy_out(uint slice, uint count, uint out_at, bool reverse) {
     // The staged elements are visible to the whole subgroup before any lane copies them out.
     controlBarrier(gl_ScopeSubgroup, gl_ScopeSubgroup, gl_StorageSemanticsShared, gl_SemanticsAcquireRelease);
-    for (uint j = gl_SubgroupInvocationID; j < count; j += gl_SubgroupSize) {
+    for (uint j = gl_SubgroupInvocationID; j < row_count; j += gl_SubgroupSize) {
         dst1[reverse ? out_at - 1 - j : out_at + j] = staging[slice + j];
     }
-    // Every lane has read its elements before the next rows overwrite the slice.
+    // Every lane has read its elements before the next row overwrites the slice.
     controlBarrier(gl_ScopeSubgroup, gl_ScopeSubgroup, gl_StorageSemanticsShared, gl_SemanticsAcquireRelease);
+    return row_count;
 }
 // ANCHOR_END: write_row
 
@@ -164,26 +161,16 @@ void main() {
     // (partition) the rejected ones, each row before the rejected elements before it, from the
     // end. Only subgroup operations from here: a look-back subgroup, with no elements, leaves.
     if (data_subgroup) {
-        uint slice = gl_SubgroupID * gl_SubgroupSize * 4 * STAGE_ROWS;
         uint out_kept = before_tile + within_tile;
-        [[unroll]] for (uint r0 = 0; r0 < ROWS; r0 += STAGE_ROWS) {
-            uint staged = 0;
-            [[unroll]] for (uint r = r0; r < r0 + STAGE_ROWS && r < ROWS; ++r) {
-                staged += stage_row(v[r], kept_bits[r], slice + staged);
-            }
-            copy_out(slice, staged, out_kept, false);
-            out_kept += staged;
+        [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+            out_kept += write_row(v[r], kept_bits[r], out_kept, false);
         }
         if (PARTITION) {
             uint out_rejected = n - (segment_first - (before_tile + within_tile));  // n - rejected before
-            [[unroll]] for (uint r0 = 0; r0 < ROWS; r0 += STAGE_ROWS) {
-                uint staged = 0;
-                [[unroll]] for (uint r = r0; r < r0 + STAGE_ROWS && r < ROWS; ++r) {
-                    uint first = segment_first + r * gl_SubgroupSize * 4 + gl_SubgroupInvocationID * 4;
-                    staged += stage_row(v[r], ~kept_bits[r] & in_range4(first), slice + staged);
-                }
-                copy_out(slice, staged, out_rejected, true);
-                out_rejected -= staged;
+            [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+                uint first = segment_first + r * gl_SubgroupSize * 4 + gl_SubgroupInvocationID * 4;
+                uint rejected_bits = ~kept_bits[r] & in_range4(first);
+                out_rejected -= write_row(v[r], rejected_bits, out_rejected, true);
             }
         }
     }
