@@ -314,10 +314,11 @@ impl<'c> Runner<'c> {
             };
             let mut defines = vec![
                 (variant_define.as_str(), "1".to_string()),
-                ("BINS", bins.to_string()),
-                ("ITEMS", HISTOGRAM_ITEMS.to_string()),
                 ("COUNT_ATOMICS", u32::from(args.count_atomics).to_string()),
             ];
+            if workload == Workload::Histogram {
+                defines.extend([("BINS", bins.to_string()), ("ITEMS", HISTOGRAM_ITEMS.to_string())]);
+            }
             defines.extend(args.common.fault_defines(PLANTED as u64, (PLANTED as u32 / per_fault_unit).into()));
             let desc = KernelDesc {
                 shader,
