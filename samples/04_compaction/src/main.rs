@@ -395,7 +395,7 @@ impl<'c> Compactor<'c> {
         rec.fill(&b.output, harness::POISON);
         if self.variant == Variant::SinglePass {
             // The count too: the single pass writes it without a reset before each run.
-            rec.fill_range(&b.control, KEPT, KEPT + 1, harness::POISON).context("poison the count")?;
+            rec.fill_range(&b.control, KEPT, 1, harness::POISON).context("poison the count")?;
         }
         // The poison lands before the kernels write the output and the count, and before a
         // reset's fill of the counters (fill after fill: this barrier covers transfers too).
