@@ -59,7 +59,7 @@ const uint DATA_INVOCATIONS = WORKGROUP_SIZE;
 #endif
 const uint TILE = DATA_INVOCATIONS * ITEMS;
 const uint ROWS = ITEMS / 4;  // 16-byte loads per invocation
-#include "striped_tile.glsl"  // load_tile, scan_rows, scan_tile, store_row, store_tile
+#include "striped_tile.glsl"  // load_tile, scan_rows, scan_tile, store_row, store_tile, lane_sum, scan_and_store_rows
 // The tile states and the look-back over them, summing elements of type T.
 #define LB_T T
 #define LB_TO_BITS(x) TO_BITS(x)
@@ -68,15 +68,29 @@ const uint ROWS = ITEMS / 4;  // 16-byte loads per invocation
 
 #if LOOKBACK_SUBGROUP
 // ANCHOR: lookback_subgroup
-// The data subgroups load and scan their segments while the look-back subgroup, started at
-// once, sums the predecessors (lookback.glsl's look_back_beside, which publishes the aggregate
-// and the prefix); then the data subgroups store their rows.
+// The data subgroups load their segments while the look-back subgroup, started at once, sums
+// the predecessors (lookback.glsl's look_back_beside, which publishes the aggregate and the
+// prefix); then the data subgroups store their rows. With ROWS_AFTER_LOOKBACK (the host's choice
+// for small n) a data subgroup only sums its segment (one subgroupAdd) before the look-back and
+// scans its rows after it, so no row offsets are held across the wait: fewer registers, more
+// workgroups at once. Otherwise it scans its rows first and holds their offsets.
 void scan_with_lookback_subgroup(uint tile) {
     bool data_subgroup = gl_SubgroupID < gl_NumSubgroups - 1;
     bool whole_tile = tile * TILE + TILE <= n;  // uniform
     T4 v[ROWS];
-    T within[ROWS];  // elements of the segment before this lane's vec4 in row r
     T segment_sum = T(0);
+#if ROWS_AFTER_LOOKBACK
+    if (data_subgroup) {
+        load_tile(tile, v);
+        segment_sum = subgroupAdd(lane_sum(v));
+    }
+    T before_tile, total;
+    T segment_offset = look_back_beside(tile, segment_sum, before_tile, total);
+    if (data_subgroup) {
+        scan_and_store_rows(tile, whole_tile, before_tile + segment_offset, v);
+    }
+#else
+    T within[ROWS];  // elements of the segment before this lane's vec4 in row r
     if (data_subgroup) {
         load_tile(tile, v);
         segment_sum = scan_rows(v, within);
@@ -88,6 +102,7 @@ void scan_with_lookback_subgroup(uint tile) {
             store_row(tile, r, whole_tile, before_tile + segment_offset + within[r], v[r]);
         }
     }
+#endif
 }
 // ANCHOR_END: lookback_subgroup
 #endif

@@ -90,3 +90,24 @@ void store_tile(uint tile, T4 v[ROWS], T lane_prefix[ROWS], T tile_offset) {
     }
 }
 
+
+// ANCHOR: scan_and_store
+// The look-back subgroup's path: the sum of the lane's elements (for the segment's sum, before
+// the look-back), then, after it, each row scanned across the lanes and stored from `start`
+// (the elements before the segment), carrying the rows' totals along the segment.
+T lane_sum(T4 v[ROWS]) {
+    T sum = T(0);
+    [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+        sum += (v[r].x + v[r].y) + (v[r].z + v[r].w);
+    }
+    return sum;
+}
+
+void scan_and_store_rows(uint tile, bool whole_tile, T start, T4 v[ROWS]) {
+    [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+        T own = (v[r].x + v[r].y) + (v[r].z + v[r].w);
+        store_row(tile, r, whole_tile, start + subgroupExclusiveAdd(own), v[r]);
+        start += subgroupAdd(own);  // the row's total
+    }
+}
+// ANCHOR_END: scan_and_store

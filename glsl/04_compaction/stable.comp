@@ -105,6 +105,11 @@ uint write_row(D4 v, uint bits, uint out_at, bool reverse) {
 }
 // ANCHOR_END: write_row
 
+// Row r's four kept bits from the packed words.
+uint row_bits(uint kept_bits[(ROWS + 7) / 8], uint r) {
+    return (kept_bits[r / 8] >> (4 * (r % 8))) & 15u;
+}
+
 void main() {
     uint tiles = max((n + TILE - 1) / TILE, 1u);
     if (flat_workgroup_id() >= tiles) {
@@ -124,13 +129,14 @@ void main() {
     uint segment_first = tile * TILE + gl_SubgroupID * gl_SubgroupSize * ITEMS;  // in the input
     bool whole_tile = tile * TILE + TILE <= n;  // uniform: 16-byte loads throughout
     D4 v[ROWS];
-    uint kept_bits[ROWS];
+    uint kept_bits[(ROWS + 7) / 8];  // which of a row's four are kept: 4 bits a row, 8 rows a word
     uint lane_kept = 0;
     if (data_subgroup) {
         [[unroll]] for (uint r = 0; r < ROWS; ++r) {
             uint first = segment_first + r * gl_SubgroupSize * 4 + gl_SubgroupInvocationID * 4;
-            kept_bits[r] = load_and_test(first, whole_tile, v[r]);
-            lane_kept += bitCount(kept_bits[r]);
+            uint bits = load_and_test(first, whole_tile, v[r]);
+            kept_bits[r / 8] = (r % 8 == 0 ? 0u : kept_bits[r / 8]) | bits << (4 * (r % 8));
+            lane_kept += bitCount(bits);
         }
     }
     uint segment_kept = subgroupAdd(lane_kept);
@@ -163,13 +169,13 @@ void main() {
     if (data_subgroup) {
         uint out_kept = before_tile + within_tile;
         [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-            out_kept += write_row(v[r], kept_bits[r], out_kept, false);
+            out_kept += write_row(v[r], row_bits(kept_bits, r), out_kept, false);
         }
         if (PARTITION) {
             uint out_rejected = n - (segment_first - (before_tile + within_tile));  // n - rejected before
             [[unroll]] for (uint r = 0; r < ROWS; ++r) {
                 uint first = segment_first + r * gl_SubgroupSize * 4 + gl_SubgroupInvocationID * 4;
-                uint rejected_bits = ~kept_bits[r] & in_range4(first);
+                uint rejected_bits = ~row_bits(kept_bits, r) & in_range4(first);
                 out_rejected -= write_row(v[r], rejected_bits, out_rejected, true);
             }
         }

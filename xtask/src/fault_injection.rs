@@ -55,6 +55,12 @@ const FAULT_TESTS: &[FaultTest] = &[
         fault: "drop-workgroup",
         args: &["--variant", "single-pass", "--lookback", "narrow"],
     },
+    // The single pass's 16-element tiles (its default from 2^22 to 2^24) at both sizes.
+    FaultTest {
+        binary: "03_scan",
+        fault: "drop-workgroup",
+        args: &["--variant", "single-pass", "--lookback", "subgroup", "--items", "16"],
+    },
     // Half the elements kept: a dropped workgroup loses some, a shifted read changes one.
     FaultTest { binary: "04_compaction", fault: "drop-workgroup", args: &["--keep-ratio", "50"] },
     FaultTest { binary: "04_compaction", fault: "off-by-one", args: &["--keep-ratio", "50"] },

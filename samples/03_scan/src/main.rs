@@ -16,6 +16,7 @@ use clap::{Parser, ValueEnum};
 use harness::reference;
 use harness::{or_all, out, Report};
 use std::process::ExitCode;
+use std::rc::Rc;
 use vk_compute::{Barrier, Buffer, Context, Kernel, KernelDesc, Recorder, SubgroupOps};
 
 #[derive(Parser, Debug)]
@@ -40,9 +41,9 @@ struct Args {
     #[arg(long, default_value_t = 256)]
     workgroup: u32,
     /// Elements per invocation (a multiple of 4); a tile is (workgroup − look-back subgroup) ×
-    /// items elements.
-    #[arg(long, default_value_t = 32)]
-    items: u32,
+    /// items elements. Default: 32, and for the single pass by n (SINGLE_PASS_TILES).
+    #[arg(long)]
+    items: Option<u32>,
     /// single-pass: who looks back over the predecessors' states (auto: `subgroup` on a GPU
     /// whose subgroup size is fixed, else `narrow`).
     #[arg(long, value_enum, default_value_t = harness::lookback::Lookback::Auto)]
@@ -75,9 +76,45 @@ impl From<Ty> for reference::Ty {
 }
 
 /// The element where `--inject-fault` strikes, and where every input holds a value unlike its
-/// neighbour (so a read shifted by one changes the scan): in tile 1 of every variant at the
-/// default tile sizes (7168 and 8192 elements).
+/// neighbour (so a read shifted by one changes the scan): in tile 1 to 3 of every variant at
+/// the default tile sizes (3584 to 8192 elements).
 const PLANTED: usize = 12_288;
+
+/// How the single pass lays out and scans a tile.
+#[derive(Clone, Copy, Debug)]
+struct TileShape {
+    /// Elements per invocation.
+    items: u32,
+    /// With a look-back subgroup: the data subgroups only sum their segments before the
+    /// look-back, and scan their rows after it (fewer registers held across the wait, so more
+    /// workgroups at once), instead of scanning the rows first.
+    rows_after_lookback: bool,
+}
+
+// ANCHOR: tiles_by_n
+/// The single pass's tile for each n (up to and including the first figure), measured on the
+/// H200 (chapter 03): below 2^25 elements the scan is bound by the look-back chain's latency, and
+/// small tiles whose rows are scanned after the look-back (39 and 32 registers, so 6 and 8
+/// workgroups a multiprocessor) finish sooner; from 2^25 it is bound by memory, and 32 elements
+/// an invocation with the rows scanned before the look-back (61 registers) move it fastest.
+const SINGLE_PASS_TILES: [(u64, TileShape); 3] = [
+    (1 << 22, TileShape { items: 24, rows_after_lookback: true }),
+    (1 << 24, TileShape { items: 16, rows_after_lookback: true }),
+    (u64::MAX, TileShape { items: 32, rows_after_lookback: false }),
+];
+// ANCHOR_END: tiles_by_n
+
+/// The tiles a variant runs with, by n: the single pass's table, with `--items` replacing the
+/// elements per invocation; one shape for the other variants.
+fn tile_shapes(variant: Variant, items: Option<u32>) -> Vec<(u64, TileShape)> {
+    match (variant, items) {
+        (Variant::SinglePass, None) => SINGLE_PASS_TILES.to_vec(),
+        (Variant::SinglePass, Some(items)) => {
+            SINGLE_PASS_TILES.iter().map(|&(n, shape)| (n, TileShape { items, ..shape })).collect()
+        }
+        (_, items) => vec![(u64::MAX, TileShape { items: items.unwrap_or(32), rows_after_lookback: false })],
+    }
+}
 
 fn main() -> ExitCode {
     harness::run_sample::<Args>("03_scan", run)
@@ -103,8 +140,9 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
         _ => vec![false, true],
     };
     let mut bench = harness::Bench::start(ctx, &args.common, report)?;
-    // Odd sizes: empty, one, a prime, 2^20+3, 2^22+3, and a random size.
-    let defaults = [0, 1, 7, 1_000_003, (1 << 22) + 3, harness::random::size(seed, 2, 1 << 22)];
+    // Odd sizes: empty, one, a prime, 2^20+3, 2^22+3, 2^24+3 (each of the single pass's tile
+    // shapes, SINGLE_PASS_TILES), and a random size.
+    let defaults = [0, 1, 7, 1_000_003, (1 << 22) + 3, (1 << 24) + 3, harness::random::size(seed, 2, 1 << 22)];
     let mut sizes = harness::run_sizes(ctx, &args.common, &defaults);
     if args.common.bench && args.common.size.is_none() {
         // Every power of two from 2^20 to 2^25, where a single pass is bound by its chain of
@@ -119,11 +157,25 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
         for &exclusive in &modes {
             for &variant in &variants {
                 let name = variant_name(variant, ty, exclusive);
-                if let Some(scanner) = report.skip_unless(&name, Scanner::new(ctx, variant, ty, exclusive, args)?) {
-                    for kernel in &scanner.kernels {
-                        report.pipeline_stats(&name, kernel)?;
+                // One fallback for every tile shape of the single pass.
+                let fallback = match variant {
+                    Variant::SinglePass => {
+                        let shape = TileShape { items: 32, rows_after_lookback: false };
+                        Scanner::new(ctx, Variant::Intrinsic, ty, exclusive, shape, None, args)?.map(Rc::new).ok()
                     }
-                    scanners.push((name, exclusive, scanner));
+                    _ => None,
+                };
+                let mut shapes = Vec::new();
+                for (max_n, shape) in tile_shapes(variant, args.items) {
+                    let scanner = Scanner::new(ctx, variant, ty, exclusive, shape, fallback.clone(), args)?;
+                    let Some(scanner) = report.skip_unless(&name, scanner) else { break };
+                    for kernel in &scanner.kernels {
+                        report.pipeline_stats(&format!("{name}, {} items", shape.items), kernel)?;
+                    }
+                    shapes.push((max_n, scanner));
+                }
+                if !shapes.is_empty() {
+                    scanners.push((name, exclusive, shapes));
                 }
             }
         }
@@ -132,7 +184,8 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
             if let Some(bench) = &mut bench {
                 bench.copy_ceiling(ctx, n * 4, report)?;
             }
-            for (name, exclusive, scanner) in &scanners {
+            for (name, exclusive, shapes) in &scanners {
+                let Some((_, scanner)) = shapes.iter().find(|(max_n, _)| n <= *max_n) else { continue };
                 args.common.check_fault_reach(name, input.len() as u64, scanner.tile, PLANTED)?;
                 let mut b = scanner.buffers(&input)?;
                 let timed = match &bench {
@@ -170,7 +223,7 @@ struct Scanner<'c> {
     /// reduce-then-scan: passes 1, 2, 3; single-pass: one kernel.
     kernels: Vec<Kernel<'c>>,
     /// single-pass only: the reduce-then-scan to fall back to when workgroups stall.
-    fallback: Option<Box<Scanner<'c>>>,
+    fallback: Option<Rc<Scanner<'c>>>,
 }
 
 /// Device buffers for one input.
@@ -200,8 +253,18 @@ const TILES_WRITTEN: usize = 1;
 const STALLED: usize = 2;
 
 impl<'c> Scanner<'c> {
-    fn new(ctx: &'c Context, variant: Variant, ty: Ty, exclusive: bool, args: &Args) -> Result<Result<Self, String>> {
-        let (workgroup, items) = (args.workgroup, args.items);
+    /// The pipelines of `variant` with tiles of `shape`; `fallback`, for the single pass, is
+    /// the reduce-then-scan it falls back to.
+    fn new(
+        ctx: &'c Context,
+        variant: Variant,
+        ty: Ty,
+        exclusive: bool,
+        shape: TileShape,
+        fallback: Option<Rc<Scanner<'c>>>,
+        args: &Args,
+    ) -> Result<Result<Self, String>> {
+        let (workgroup, items) = (args.workgroup, shape.items);
         if items == 0 || items % 4 != 0 || items > 64 {
             return vk_compute::setup_error(format!("--items {items}: must be a multiple of 4 in 4..=64"));
         }
@@ -254,6 +317,7 @@ impl<'c> Scanner<'c> {
                 (primitive, "1".to_string()),
                 ("EXCLUSIVE", u32::from(exclusive).to_string()),
                 ("ITEMS", items.to_string()),
+                ("ROWS_AFTER_LOOKBACK", u32::from(shape.rows_after_lookback).to_string()),
             ];
             d.extend(harness::lookback::defines(lookback_lanes));
             // --inject-fault: the tile that holds PLANTED.
@@ -276,7 +340,6 @@ impl<'c> Scanner<'c> {
             Kernel::new(ctx, &desc)
         };
         if variant == Variant::SinglePass {
-            let fallback = Scanner::new(ctx, Variant::Intrinsic, ty, exclusive, args)?.map(Box::new).ok();
             let kernels = vec![kernel("03_scan/single_pass.comp", None, 4)?];
             return Ok(Ok(Scanner { ctx, tile, kernels, fallback }));
         }

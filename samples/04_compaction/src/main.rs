@@ -45,13 +45,13 @@ struct Args {
     keep_ratio: Vec<u32>,
     /// Elements per invocation of the stable variants (a multiple of 4): a tile is (workgroup −
     /// look-back subgroup) × items elements, held in registers across the look-back (24: the
-    /// fastest of 16, 24, 32 and 48 on the H200).
+    /// fastest of 20, 24, 28 and 32 on the H200).
     #[arg(long, default_value_t = 24)]
     items: u32,
-    /// single-pass: who looks back over the predecessors' states. Default `narrow`, the first
-    /// subgroup after the tile's count: on the H200 it ran 3–11 % faster than `subgroup` (a
-    /// subgroup beside the loads, whose lanes hold no elements), which 03's scan prefers.
-    #[arg(long, value_enum, default_value_t = Lookback::Narrow)]
+    /// single-pass: who looks back over the predecessors' states (auto: `subgroup`, a subgroup
+    /// beside the loads whose lanes hold no elements, on a GPU whose subgroup size is fixed, else
+    /// `narrow`, the first subgroup after the tile's count).
+    #[arg(long, value_enum, default_value_t = Lookback::Auto)]
     lookback: Lookback,
 }
 
