@@ -36,7 +36,7 @@ const ALTERNATE_PATHS: &[(&str, &[&str])] = &[
     ("02_reduce", &["--bench", "--variant", "fast", "--fast-result", "atomic", "--size", "1000003", "--iters", "3"]),
     // Several tiles over many runs on the same tile states: every epoch after the first.
     ("03_scan", &["--bench", "--size", "100003", "--iters", "3"]),
-    // 04's single pass with the look-back its default does not take, and over many runs.
+    // 04's single pass with the look-back lavapipe's default (narrow) does not take, and over many runs.
     ("04_compaction", &["--variant", "single-pass", "--lookback", "subgroup"]),
     ("04_compaction", &["--bench", "--variant", "single-pass", "--size", "100003", "--iters", "3"]),
 ];

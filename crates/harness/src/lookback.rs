@@ -1,12 +1,13 @@
 //! The host's side of the decoupled look-back (`glsl/include/lookback.glsl`), shared by 03's
 //! single-pass scan and 04's stable compaction: the tile-state layout the shader is built
-//! with, who looks back, the runs' epochs (so that no run resets the states), and the check
-//! that a single pass finished cleanly before its output is trusted.
+//! with, who looks back, the runs' epochs (so that no run resets the states), the tile states
+//! on the device, and the check that a single pass finished cleanly before its output is
+//! trusted.
 
-use anyhow::Result;
+use anyhow::{Context as _, Result};
 use clap::ValueEnum;
 use std::cell::Cell;
-use vk_compute::Context;
+use vk_compute::{Barrier, Binding, Buffer, Context, Recorder};
 
 /// 64-bit words from one tile's state to the next: one state per 128-byte cache line.
 pub const STATE_STRIDE: usize = 16;
@@ -90,6 +91,57 @@ impl Epochs {
     /// The epoch of the last run recorded (0 before any).
     pub fn last(&self) -> u32 {
         self.last.get()
+    }
+}
+
+/// The single pass's counters among a sample's control words, from the first one the sample
+/// gives [`TileStates::new`]: the next tile's ticket, tiles written, and `stalled`.
+pub const COUNTERS: usize = 3;
+
+/// A single pass's tile states on the device (one per tile, [`STATE_STRIDE`] words apart) and the
+/// epochs of the runs on them. The counters ([`COUNTERS`] words) live in the sample's control
+/// buffer, which the shader binds beside the states.
+pub struct TileStates<'c> {
+    states: Buffer<'c, u64>,
+    epochs: Epochs,
+    /// Index of the first counter (the next tile's ticket) among the control words.
+    counters: usize,
+}
+
+impl<'c> TileStates<'c> {
+    /// States for `tiles` tiles (at least one word, for a variant that binds none), with the
+    /// counters at control word `counters` on.
+    pub fn new(ctx: &'c Context, tiles: usize, counters: usize) -> Result<Self> {
+        let states = Buffer::new(ctx, "tile states", (tiles * STATE_STRIDE).max(1))?;
+        Ok(TileStates { states, epochs: Epochs::default(), counters })
+    }
+
+    pub fn binding(&self) -> Binding<'_> {
+        self.states.binding()
+    }
+
+    // ANCHOR: next_run
+    /// Start a run on these states: its epoch. The first run (and the one after the epoch wraps)
+    /// also records zeroing the states and the two counters before `stalled` in `control` (not
+    /// `stalled`, which covers every run on the buffers), and a barrier after it.
+    pub fn next_run<'r>(&'r self, rec: &mut Recorder<'_, 'r>, control: &'r Buffer<'_, u32>) -> Result<u32> {
+        let (epoch, reset) = self.epochs.next();
+        if reset {
+            rec.fill(&self.states, 0);
+            rec.fill_range(control, self.counters, COUNTERS - 1, 0).context("reset the tile counters")?;
+            // Tile states and counters are zero before any workgroup reads them.
+            rec.barrier(Barrier::TransferToCompute);
+        }
+        Ok(epoch)
+    }
+    // ANCHOR_END: next_run
+
+    /// Whether the last run over `tiles` tiles finished cleanly ([`completed`]), from the states
+    /// on the device and the sample's control words read back after it.
+    pub fn completed(&mut self, control: &[u32], tiles: u32) -> Result<bool> {
+        let states = self.states.download().context("read the tile states")?;
+        let [next_tile, tiles_written, stalled] = [0, 1, 2].map(|i| control[self.counters + i]);
+        Ok(completed(&states, next_tile, tiles_written, stalled, tiles, self.epochs.last()))
     }
 }
 

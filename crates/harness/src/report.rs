@@ -138,6 +138,17 @@ impl Report {
         self.results.push(Outcome { variant: variant.into(), size, status, detail });
     }
 
+    /// Record the comparison of a checked run: [`check`](Self::check), or, when a fallback
+    /// produced the result (`fell_back`: why), [`check_fallback`](Self::check_fallback).
+    /// Returns whether the run's own path produced it, so that its time is a measurement.
+    pub fn check_run(&mut self, variant: &str, size: Option<u64>, check: &Check, fell_back: Option<&str>) -> bool {
+        match fell_back {
+            Some(why) => self.check_fallback(variant, size, check, why),
+            None => self.check(variant, size, check),
+        }
+        fell_back.is_none()
+    }
+
     /// Record a comparison of a result that a fallback produced because the fast path did not
     /// complete (`why`): FALLBACK when it matches, FAIL when not, and FAIL under
     /// `--inject-fault` either way (a fault must not be rescued by the fallback).

@@ -195,12 +195,11 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                 // The checked run: the output poisoned first, then one scan (or its fallback).
                 let scanned = scanner.scan(&mut b, &input).with_context(|| format!("{name} n={n}"))?;
                 let result = reference::check_scan(ty.into(), *exclusive, &input, &scanned.output);
-                if scanned.fell_back {
-                    report.check_fallback(name, Some(n), &result, "the single pass stalled; reduce-then-scan redid it");
-                    continue; // a stalled run's time is no measurement
-                }
-                report.check(name, Some(n), &result);
-                if let (Some(bench), Some(times)) = (&bench, &timed) {
+                let why = scanned.fell_back.then_some("the single pass stalled; reduce-then-scan redid it");
+                // A stalled run's time is no measurement.
+                if let (true, Some(bench), Some(times)) =
+                    (report.check_run(name, Some(n), &result, why), &bench, &timed)
+                {
                     bench.row(report, name, n, 2 * n * 4, times); // one read and one write of every element
                 }
             }
@@ -232,13 +231,11 @@ struct Buffers<'c> {
     output: Buffer<'c, u32>,
     /// reduce-then-scan: per-tile sums, then their prefixes.
     partials: Buffer<'c, u32>,
-    /// single-pass: tile t's state ((epoch << 2 | flag) << 32 | value bits) at index t × STATE_STRIDE.
-    tile_states: Buffer<'c, u64>,
+    /// single-pass: the tile states and the runs' epochs (harness::lookback).
+    tile_states: harness::lookback::TileStates<'c>,
     /// single-pass: [next tile, tiles written] (counted up across runs), stalled (never reset,
     /// so it covers every run on these buffers).
     control: Buffer<'c, u32>,
-    /// single-pass: the runs on these tile states (each a new epoch, so none needs a reset).
-    epochs: harness::lookback::Epochs,
 }
 
 /// What a scan produced: the output, and whether the single pass fell back.
@@ -246,11 +243,6 @@ struct Scanned {
     output: Vec<u32>,
     fell_back: bool,
 }
-
-/// single-pass: the control words, in the shader's order (those before `STALLED` are zeroed with the states).
-const NEXT_TILE: usize = 0;
-const TILES_WRITTEN: usize = 1;
-const STALLED: usize = 2;
 
 impl<'c> Scanner<'c> {
     /// The pipelines of `variant` with tiles of `shape`; `fallback`, for the single pass, is
@@ -361,16 +353,15 @@ impl<'c> Scanner<'c> {
     fn buffers(&self, input: &[u32]) -> Result<Buffers<'c>> {
         let tiles = self.tiles(input.len()) as usize;
         // Each kind of scan binds only its own scratch buffer: the other gets one element.
-        let (partials, states) =
-            if self.single_pass() { (1, tiles * harness::lookback::STATE_STRIDE) } else { (tiles, 1) };
+        let (partials, states) = if self.single_pass() { (1, tiles) } else { (tiles, 0) };
         let ctx = self.ctx;
         Ok(Buffers {
             input: Buffer::from_slice(ctx, "input", input)?,
             output: Buffer::new(ctx, "output", input.len())?,
             partials: Buffer::new(ctx, "partials", partials)?,
-            tile_states: Buffer::new(ctx, "tile states", states)?,
-            control: Buffer::from_slice(ctx, "control", &[0u32; STALLED + 1])?,
-            epochs: harness::lookback::Epochs::default(),
+            // The counters are the control buffer's only words.
+            tile_states: harness::lookback::TileStates::new(ctx, states, 0)?,
+            control: Buffer::from_slice(ctx, "control", &[0u32; harness::lookback::COUNTERS])?,
         })
     }
 
@@ -383,14 +374,7 @@ impl<'c> Scanner<'c> {
         if self.single_pass() {
             // A new epoch: the states of earlier runs read as not ready, so they need no reset
             // (harness::lookback::Epochs); only the first run on the buffers zeroes them.
-            let (epoch, reset) = b.epochs.next();
-            if reset {
-                rec.fill(&b.tile_states, 0);
-                // The tile counters; not `stalled` (the last word).
-                rec.fill_range(&b.control, NEXT_TILE, STALLED - NEXT_TILE, 0).context("reset the tile counters")?;
-                // Tile states and counters are zero before any workgroup reads them.
-                rec.barrier(Barrier::TransferToCompute);
-            }
+            let epoch = b.tile_states.next_run(rec, &b.control)?;
             let bindings = [io[0], io[1], b.tile_states.binding(), b.control.binding()];
             rec.dispatch(&self.kernels[0], &bindings, &[n as u32, epoch], grid)?;
             // The output is complete before anything reads it (readback or the next repeat).
@@ -420,7 +404,8 @@ impl<'c> Scanner<'c> {
         rec.barrier(Barrier::TransferToCompute);
         self.record(&mut rec, b, input.len())?;
         rec.submit_and_wait().context("the checked scan")?;
-        if self.single_pass() && !b.completed(self.tiles(input.len()))? {
+        let tiles = self.tiles(input.len());
+        if self.single_pass() && !b.tile_states.completed(&b.control.download().context("read the counters")?, tiles)? {
             out(format!(
                 "  single-pass n={}: a workgroup gave up waiting for its predecessor (no forward progress?); \
                  falling back to reduce-then-scan",
@@ -431,21 +416,5 @@ impl<'c> Scanner<'c> {
             return Ok(Scanned { output, fell_back: true });
         }
         Ok(Scanned { output: b.output.download().context("read the scan's output")?, fell_back: false })
-    }
-}
-
-impl Buffers<'_> {
-    /// Whether the single pass over `tiles` tiles finished cleanly (see harness::lookback).
-    fn completed(&mut self, tiles: u32) -> Result<bool> {
-        let control = self.control.download().context("read the tile counters")?;
-        let states = self.tile_states.download().context("read the tile states")?;
-        Ok(harness::lookback::completed(
-            &states,
-            control[NEXT_TILE],
-            control[TILES_WRITTEN],
-            control[STALLED],
-            tiles,
-            self.epochs.last(),
-        ))
     }
 }

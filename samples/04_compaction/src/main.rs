@@ -85,11 +85,11 @@ const WORKGROUP: u32 = 256;
 /// The element where `--inject-fault` strikes and around which the input is planted: in
 /// workgroup 48 of the one-element-per-invocation variants, in tile 1 or 2 of the stable ones.
 const PLANTED: usize = 12_288;
-/// The control words (glsl/04_compaction/predicate.glsl), and the single pass's tile states.
+/// The control words (glsl/04_compaction/predicate.glsl): kept, rejected, then the single
+/// pass's counters (harness::lookback::COUNTERS: next tile, tiles written, stalled).
 const KEPT: usize = 0;
 const NEXT_TILE: usize = 2;
-const TILES_WRITTEN: usize = 3;
-const STALLED: usize = 4;
+const CONTROL_WORDS: usize = NEXT_TILE + harness::lookback::COUNTERS;
 
 fn main() -> ExitCode {
     harness::run_sample::<Args>("04_compaction", run)
@@ -151,17 +151,11 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                             done.count,
                             compactor.variant.stable(),
                         );
-                        if done.fell_back {
-                            report.check_fallback(
-                                &label,
-                                Some(n),
-                                &result,
-                                "the single pass stalled; three passes redid it",
-                            );
-                            continue;
-                        }
-                        report.check(&label, Some(n), &result);
-                        if let (Some(t), Some(times)) = (&timer, &timed) {
+                        let why = done.fell_back.then_some("the single pass stalled; three passes redid it");
+                        // A stalled run's time is no measurement.
+                        if let (true, Some(t), Some(times)) =
+                            (report.check_run(&label, Some(n), &result, why), &timer, &timed)
+                        {
                             t.row(report, &label, n, bytes_moved(form, &input, done.count), times);
                         }
                     }
@@ -210,12 +204,11 @@ struct Buffers<'c> {
     flags: Buffer<'c, u32>,
     /// kept, rejected, next tile, tiles written, stalled (see predicate.glsl).
     control: Buffer<'c, u32>,
-    /// single-pass: the tile states; three-pass: the per-tile counts, then their prefixes.
-    tile_states: Buffer<'c, u64>,
+    /// single-pass: the tile states and the runs' epochs (harness::lookback).
+    tile_states: harness::lookback::TileStates<'c>,
+    /// three-pass: the per-tile counts, then their prefixes.
     partials: Buffer<'c, u32>,
     threshold_bits: u32,
-    /// single-pass: the runs on these tile states (each a new epoch, so none needs a reset).
-    epochs: harness::lookback::Epochs,
 }
 
 /// What one checked run produced.
@@ -327,16 +320,15 @@ impl<'c> Compactor<'c> {
         let ctx = self.ctx;
         let n = input.data.len();
         let tiles = self.tiles(n) as usize;
-        let states = if self.variant == Variant::SinglePass { tiles * harness::lookback::STATE_STRIDE } else { 1 };
+        let states = if self.variant == Variant::SinglePass { tiles } else { 0 };
         Ok(Buffers {
             input: Buffer::from_slice(ctx, "input", &input.data)?,
             output: Buffer::new(ctx, "output", n.max(1))?,
             flags: Buffer::from_slice(ctx, "flags", &input.flags)?,
-            control: Buffer::from_slice(ctx, "control", &[0u32; STALLED + 1])?,
-            tile_states: Buffer::new(ctx, "tile states", states)?,
+            control: Buffer::from_slice(ctx, "control", &[0u32; CONTROL_WORDS])?,
+            tile_states: harness::lookback::TileStates::new(ctx, states, NEXT_TILE)?,
             partials: Buffer::new(ctx, "partials", tiles)?,
             threshold_bits: input.threshold_bits,
-            epochs: harness::lookback::Epochs::default(),
         })
     }
 
@@ -347,21 +339,17 @@ impl<'c> Compactor<'c> {
         let with = |scratch| [io[0], io[1], io[2], io[3], scratch];
         // The single pass takes a new epoch: the tile states of earlier runs read as not ready
         // and its counters count on (harness::lookback::Epochs), so only its first run on the
-        // buffers zeroes them. The other variants' slot counters start at zero every run.
-        let (epoch, reset) = if self.variant == Variant::SinglePass { b.epochs.next() } else { (0, true) };
-        let push = [n as u32, b.threshold_bits, epoch];
-        if reset {
-            // The counters; not `stalled` (the last word, which covers every run on the buffers),
-            // and not the single pass's count, which its last tile writes (so a checked run's
-            // poison there stays until then).
-            let first = if self.variant == Variant::SinglePass { NEXT_TILE } else { KEPT };
-            rec.fill_range(&b.control, first, STALLED - first, 0).context("reset the counters")?;
-            if self.variant == Variant::SinglePass {
-                rec.fill(&b.tile_states, 0);
-            }
-            // The zeroed words land before any workgroup reads them.
+        // buffers zeroes them, and not its count, which its last tile writes (so a checked run's
+        // poison there stays until then). The other variants' slot counters start at zero every run.
+        let epoch = if self.variant == Variant::SinglePass {
+            b.tile_states.next_run(rec, &b.control)?
+        } else {
+            rec.fill_range(&b.control, KEPT, NEXT_TILE - KEPT, 0).context("reset the counters")?;
+            // The zeroed counters land before any workgroup reads them.
             rec.barrier(Barrier::TransferToCompute);
-        }
+            0
+        };
+        let push = [n as u32, b.threshold_bits, epoch];
         let tiles = self.tiles(n);
         match self.variant {
             Variant::Naive | Variant::Aggregated | Variant::SinglePass => {
@@ -403,24 +391,13 @@ impl<'c> Compactor<'c> {
         self.record(&mut rec, b, n)?;
         rec.submit_and_wait().context("the checked compaction")?;
         let control = b.control.download().context("read the counters")?;
-        if self.variant == Variant::SinglePass {
-            let states = b.tile_states.download().context("read the tile states")?;
-            let tiles = self.tiles(n);
-            if !harness::lookback::completed(
-                &states,
-                control[NEXT_TILE],
-                control[TILES_WRITTEN],
-                control[STALLED],
-                tiles,
-                b.epochs.last(),
-            ) {
-                out(format!(
-                    "  single-pass n={n}: a workgroup gave up waiting (no forward progress?); three passes redo it"
-                ));
-                let fallback = self.fallback.as_ref().context("single pass stalled and there is no fallback")?;
-                let redone = fallback.compact(&mut fallback.buffers(input)?, input)?;
-                return Ok(Compacted { fell_back: true, ..redone });
-            }
+        if self.variant == Variant::SinglePass && !b.tile_states.completed(&control, self.tiles(n))? {
+            out(format!(
+                "  single-pass n={n}: a workgroup gave up waiting (no forward progress?); three passes redo it"
+            ));
+            let fallback = self.fallback.as_ref().context("single pass stalled and there is no fallback")?;
+            let redone = fallback.compact(&mut fallback.buffers(input)?, input)?;
+            return Ok(Compacted { fell_back: true, ..redone });
         }
         let mut output = b.output.download().context("read the output")?;
         output.truncate(n);
