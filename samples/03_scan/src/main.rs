@@ -37,9 +37,10 @@ struct Args {
     #[arg(long = "type", value_enum, value_delimiter = ',')]
     ty: Vec<Ty>,
     /// Invocations per workgroup (a multiple of the subgroup size), the single pass's
-    /// look-back subgroup included.
-    #[arg(long, default_value_t = 256)]
-    workgroup: u32,
+    /// look-back subgroup included. Default: 256, and for the single pass by n
+    /// (SINGLE_PASS_TILES).
+    #[arg(long)]
+    workgroup: Option<u32>,
     /// Elements per invocation (a multiple of 4); a tile is (workgroup − look-back subgroup) ×
     /// items elements. Default: 32, and for the single pass by n (SINGLE_PASS_TILES).
     #[arg(long)]
@@ -77,12 +78,17 @@ impl From<Ty> for reference::Ty {
 
 /// The element where `--inject-fault` strikes, and where every input holds a value unlike its
 /// neighbour (so a read shifted by one changes the scan): in tile 1 to 3 of every variant at
-/// the default tile sizes (3584 to 8192 elements).
+/// the default tile sizes (3584 to 12288 elements).
 const PLANTED: usize = 12_288;
+
+/// Invocations per workgroup, unless a tile shape says otherwise.
+const WORKGROUP: u32 = 256;
 
 /// How the single pass lays out and scans a tile.
 #[derive(Clone, Copy, Debug)]
 struct TileShape {
+    /// Invocations per workgroup, the look-back subgroup included.
+    workgroup: u32,
     /// Elements per invocation.
     items: u32,
     /// With a look-back subgroup: the data subgroups only sum their segments before the
@@ -96,24 +102,30 @@ struct TileShape {
 /// H200 (chapter 03): below 2^25 elements the scan is bound by the look-back chain's latency, and
 /// small tiles whose rows are scanned after the look-back (39 and 32 registers, so 6 and 8
 /// workgroups a multiprocessor) finish sooner; from 2^25 it is bound by memory, and 32 elements
-/// an invocation with the rows scanned before the look-back (61 registers) move it fastest.
+/// an invocation with the rows scanned before the look-back (61 registers) move it fastest, in
+/// workgroups of 384: 11 data subgroups a look-back subgroup instead of 7, tiles half as large
+/// again, so fewer look-backs a byte.
 const SINGLE_PASS_TILES: [(u64, TileShape); 3] = [
-    (1 << 22, TileShape { items: 24, rows_after_lookback: true }),
-    (1 << 24, TileShape { items: 16, rows_after_lookback: true }),
-    (u64::MAX, TileShape { items: 32, rows_after_lookback: false }),
+    (1 << 22, TileShape { workgroup: WORKGROUP, items: 24, rows_after_lookback: true }),
+    (1 << 24, TileShape { workgroup: WORKGROUP, items: 16, rows_after_lookback: true }),
+    (u64::MAX, TileShape { workgroup: 384, items: 32, rows_after_lookback: false }),
 ];
 // ANCHOR_END: tiles_by_n
 
-/// The tiles a variant runs with, by n: the single pass's table, with `--items` replacing the
-/// elements per invocation; one shape for the other variants.
-fn tile_shapes(variant: Variant, items: Option<u32>) -> Vec<(u64, TileShape)> {
-    match (variant, items) {
-        (Variant::SinglePass, None) => SINGLE_PASS_TILES.to_vec(),
-        (Variant::SinglePass, Some(items)) => {
-            SINGLE_PASS_TILES.iter().map(|&(n, shape)| (n, TileShape { items, ..shape })).collect()
-        }
-        (_, items) => vec![(u64::MAX, TileShape { items: items.unwrap_or(32), rows_after_lookback: false })],
-    }
+/// The tiles a variant runs with, by n: the single pass's table, with `--workgroup` and
+/// `--items` replacing its invocations per workgroup and elements per invocation; one shape for
+/// the other variants.
+fn tile_shapes(variant: Variant, workgroup: Option<u32>, items: Option<u32>) -> Vec<(u64, TileShape)> {
+    let table = match variant {
+        Variant::SinglePass => SINGLE_PASS_TILES.to_vec(),
+        _ => vec![(u64::MAX, TileShape { workgroup: WORKGROUP, items: 32, rows_after_lookback: false })],
+    };
+    let given = |shape: TileShape| TileShape {
+        workgroup: workgroup.unwrap_or(shape.workgroup),
+        items: items.unwrap_or(shape.items),
+        ..shape
+    };
+    table.into_iter().map(|(n, shape)| (n, given(shape))).collect()
 }
 
 fn main() -> ExitCode {
@@ -160,17 +172,19 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                 // One fallback for every tile shape of the single pass.
                 let fallback = match variant {
                     Variant::SinglePass => {
-                        let shape = TileShape { items: 32, rows_after_lookback: false };
+                        let workgroup = args.workgroup.unwrap_or(WORKGROUP);
+                        let shape = TileShape { workgroup, items: 32, rows_after_lookback: false };
                         Scanner::new(ctx, Variant::Intrinsic, ty, exclusive, shape, None, args)?.map(Rc::new).ok()
                     }
                     _ => None,
                 };
                 let mut shapes = Vec::new();
-                for (max_n, shape) in tile_shapes(variant, args.items) {
+                for (max_n, shape) in tile_shapes(variant, args.workgroup, args.items) {
                     let scanner = Scanner::new(ctx, variant, ty, exclusive, shape, fallback.clone(), args)?;
                     let Some(scanner) = report.skip_unless(&name, scanner) else { break };
                     for kernel in &scanner.kernels {
-                        report.pipeline_stats(&format!("{name}, {} items", shape.items), kernel)?;
+                        let label = format!("{name}, {} × {} items", shape.workgroup, shape.items);
+                        report.pipeline_stats(&label, kernel)?;
                     }
                     shapes.push((max_n, scanner));
                 }
@@ -256,7 +270,7 @@ impl<'c> Scanner<'c> {
         fallback: Option<Rc<Scanner<'c>>>,
         args: &Args,
     ) -> Result<Result<Self, String>> {
-        let (workgroup, items) = (args.workgroup, shape.items);
+        let (workgroup, items) = (shape.workgroup, shape.items);
         if items == 0 || items % 4 != 0 || items > 64 {
             return vk_compute::setup_error(format!("--items {items}: must be a multiple of 4 in 4..=64"));
         }

@@ -44,10 +44,15 @@ struct Args {
     #[arg(long, value_delimiter = ',')]
     keep_ratio: Vec<u32>,
     /// Elements per invocation of the stable variants (a multiple of 4): a tile is (workgroup −
-    /// look-back subgroup) × items elements, held in registers across the look-back (24: the
-    /// fastest of 20, 24, 28 and 32 on the H200).
-    #[arg(long, default_value_t = 24)]
-    items: u32,
+    /// look-back subgroup) × items elements, held in registers across the look-back. Default:
+    /// by form (tile_shape).
+    #[arg(long)]
+    items: Option<u32>,
+    /// Invocations per workgroup (a multiple of the largest subgroup size), the single pass's
+    /// look-back subgroup included. Default: 256, and for the stable variants by form
+    /// (tile_shape).
+    #[arg(long)]
+    workgroup: Option<u32>,
     /// single-pass: who looks back over the predecessors' states (auto: `subgroup`, a subgroup
     /// beside the loads whose lanes hold no elements, on a GPU whose subgroup size is fixed, else
     /// `narrow`, the first subgroup after the tile's count).
@@ -80,8 +85,6 @@ impl From<ElemType> for Ty {
     }
 }
 
-/// Invocations per workgroup.
-const WORKGROUP: u32 = 256;
 /// The element where `--inject-fault` strikes and around which the input is planted: in
 /// workgroup 48 of the one-element-per-invocation variants, in tile 1 or 2 of the stable ones.
 const PLANTED: usize = 12_288;
@@ -103,9 +106,14 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
     if args.keep_ratio.iter().any(|&r| r > 100) {
         return vk_compute::setup_error("--keep-ratio is a percentage: 0..=100");
     }
-    let items = args.items;
-    if items == 0 || !items.is_multiple_of(4) || items > 128 {
+    if args.items.is_some_and(|items| items == 0 || !items.is_multiple_of(4) || items > 128) {
         return vk_compute::setup_error("--items must be a multiple of 4 from 4 to 128");
+    }
+    let largest = ctx.caps().subgroup_size_range().1;
+    if let Some(workgroup) = args.workgroup.filter(|&w| w == 0 || !w.is_multiple_of(largest)) {
+        return vk_compute::setup_error(format!(
+            "--workgroup {workgroup}: must be a multiple of the largest subgroup size {largest}"
+        ));
     }
     let bench = args.common.bench;
     let variants = or_all(&args.variant, Variant::value_variants());
@@ -121,7 +129,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
             for &variant in &variants {
                 let name =
                     format!("{} {} {ty:?}", harness::value_name(variant), harness::value_name(form)).to_lowercase();
-                if let Some(c) = report.skip_unless(&name, Compactor::new(ctx, variant, form, ty, items, args)?) {
+                if let Some(c) = report.skip_unless(&name, Compactor::new(ctx, variant, form, ty, args)?) {
                     for kernel in &c.kernels {
                         report.pipeline_stats(&name, kernel)?;
                     }
@@ -179,6 +187,17 @@ fn bytes_moved(form: Form, input: &CompactionInput, kept: u32) -> u64 {
 }
 // ANCHOR_END: bytes
 
+// ANCHOR: tile_shape
+/// The stable variants' workgroup size and elements per invocation by form, the fastest
+/// measured on the H200 at 2^28 (chapter 04): 512 × 16 (32 registers, so four workgroups a
+/// multiprocessor, and one look-back subgroup for 15 data subgroups); unique, slower there,
+/// keeps 256 × 24. `--workgroup` and `--items` replace either.
+fn tile_shape(form: Form, args: &Args) -> (u32, u32) {
+    let (workgroup, items) = if form == Form::Unique { (256, 24) } else { (512, 16) };
+    (args.workgroup.unwrap_or(workgroup), args.items.unwrap_or(items))
+}
+// ANCHOR_END: tile_shape
+
 impl Variant {
     fn stable(self) -> bool {
         matches!(self, Variant::SinglePass | Variant::ThreePass)
@@ -219,14 +238,7 @@ struct Compacted {
 }
 
 impl<'c> Compactor<'c> {
-    fn new(
-        ctx: &'c Context,
-        variant: Variant,
-        form: Form,
-        ty: ElemType,
-        items: u32,
-        args: &Args,
-    ) -> Result<Result<Self, String>> {
+    fn new(ctx: &'c Context, variant: Variant, form: Form, ty: ElemType, args: &Args) -> Result<Result<Self, String>> {
         let ballot = SubgroupOps::BASIC | SubgroupOps::BALLOT;
         let stable = ballot | SubgroupOps::ARITHMETIC | SubgroupOps::VOTE;
         let needs = match variant {
@@ -241,17 +253,21 @@ impl<'c> Compactor<'c> {
         if variant == Variant::SinglePass && !ctx.caps().has_int64_buffer_atomics() {
             return Ok(Err("the device lacks 64-bit buffer atomics (shaderInt64, shaderBufferInt64Atomics)".into()));
         }
-        if let Some(reason) = ctx.partial_subgroups(WORKGROUP).filter(|_| variant != Variant::Naive) {
+        let (workgroup, items) = match variant {
+            Variant::SinglePass | Variant::ThreePass => tile_shape(form, args),
+            Variant::Naive | Variant::Aggregated => (args.workgroup.unwrap_or(256), 1),
+        };
+        if let Some(reason) = ctx.partial_subgroups(workgroup).filter(|_| variant != Variant::Naive) {
             return Ok(Err(reason));
         }
         let lookback_lanes = match variant {
-            Variant::SinglePass => match harness::lookback::subgroup_lanes(ctx, args.lookback, WORKGROUP)? {
+            Variant::SinglePass => match harness::lookback::subgroup_lanes(ctx, args.lookback, workgroup)? {
                 Ok(lanes) => lanes,
                 Err(reason) => return Ok(Err(reason)),
             },
             _ => 0,
         };
-        let tile = if variant.stable() { (WORKGROUP - lookback_lanes) * items } else { WORKGROUP };
+        let tile = if variant.stable() { (workgroup - lookback_lanes) * items } else { workgroup };
         let form_define = format!("FORM_{}", harness::value_name(form).to_uppercase());
         let kernel = |shader: &str, mode: &str| -> Result<Kernel<'c>> {
             let mut defines = vec![
@@ -269,7 +285,7 @@ impl<'c> Compactor<'c> {
                 defines: defines.iter().map(|(k, v)| (*k, v.clone())).collect(),
                 buffers: 5,
                 push_constant_bytes: 12, // n, threshold bits, the single pass's epoch
-                workgroup_size: WORKGROUP,
+                workgroup_size: workgroup,
                 ..Default::default()
             };
             Kernel::new(ctx, &desc)
@@ -293,7 +309,7 @@ impl<'c> Compactor<'c> {
                         .collect(),
                     buffers: 3,
                     push_constant_bytes: 4,
-                    workgroup_size: WORKGROUP,
+                    workgroup_size: workgroup,
                     ..Default::default()
                 };
                 let scan = Kernel::new(ctx, &scan)?;
@@ -305,7 +321,7 @@ impl<'c> Compactor<'c> {
             }
         };
         let fallback = match variant {
-            Variant::SinglePass => Compactor::new(ctx, Variant::ThreePass, form, ty, items, args)?.map(Box::new).ok(),
+            Variant::SinglePass => Compactor::new(ctx, Variant::ThreePass, form, ty, args)?.map(Box::new).ok(),
             _ => None,
         };
         Ok(Ok(Compactor { ctx, variant, tile, kernels, fallback }))
