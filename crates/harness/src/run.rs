@@ -317,6 +317,22 @@ pub fn check_size(ctx: &Context, n: u64, elem_bytes: u64) -> Result<()> {
     Ok(())
 }
 
+/// A tiled sample's `--workgroup` and `--items`, where given: the workgroup a multiple of the
+/// largest subgroup size (tiles are laid out by subgroup, and each subgroup's last lane brings
+/// its total: no partial subgroups), the items a multiple of 4 (16-byte loads) up to `max_items`.
+pub fn check_tile_args(ctx: &Context, workgroup: Option<u32>, items: Option<u32>, max_items: u32) -> Result<()> {
+    let largest = ctx.caps().subgroup_size_range().1;
+    if let Some(w) = workgroup.filter(|&w| w == 0 || !w.is_multiple_of(largest)) {
+        return vk_compute::setup_error(format!(
+            "--workgroup {w}: must be a multiple of the largest subgroup size {largest}"
+        ));
+    }
+    if let Some(i) = items.filter(|&i| i == 0 || !i.is_multiple_of(4) || i > max_items) {
+        return vk_compute::setup_error(format!("--items {i}: must be a multiple of 4 in 4..={max_items}"));
+    }
+    Ok(())
+}
+
 fn fresh_seed() -> u64 {
     let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
     // Keep seeds short enough to retype.

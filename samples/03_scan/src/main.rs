@@ -137,6 +137,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
     if let Some(n) = args.common.size {
         harness::check_size(ctx, n, 4)?;
     }
+    harness::check_tile_args(ctx, args.workgroup, args.items, 64)?;
     let variants = or_all(&args.variant, Variant::value_variants());
     if args.lookback != harness::lookback::Lookback::Auto && !variants.contains(&Variant::SinglePass) {
         return vk_compute::setup_error("--lookback changes the single pass only: add --variant single-pass");
@@ -271,17 +272,6 @@ impl<'c> Scanner<'c> {
         args: &Args,
     ) -> Result<Result<Self, String>> {
         let (workgroup, items) = (shape.workgroup, shape.items);
-        if items == 0 || items % 4 != 0 || items > 64 {
-            return vk_compute::setup_error(format!("--items {items}: must be a multiple of 4 in 4..=64"));
-        }
-        // The subgroup totals are written by each subgroup's last lane, and tiles are laid out
-        // by subgroup: no partial subgroups.
-        let largest = ctx.caps().subgroup_size_range().1;
-        if workgroup == 0 || workgroup % largest != 0 {
-            return vk_compute::setup_error(format!(
-                "--workgroup {workgroup}: must be a multiple of the largest subgroup size {largest}"
-            ));
-        }
         // A varying subgroup size without computeFullSubgroups could leave a subgroup partial
         // even then.
         if let Some(reason) = ctx.partial_subgroups(workgroup) {

@@ -106,15 +106,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
     if args.keep_ratio.iter().any(|&r| r > 100) {
         return vk_compute::setup_error("--keep-ratio is a percentage: 0..=100");
     }
-    if args.items.is_some_and(|items| items == 0 || !items.is_multiple_of(4) || items > 128) {
-        return vk_compute::setup_error("--items must be a multiple of 4 from 4 to 128");
-    }
-    let largest = ctx.caps().subgroup_size_range().1;
-    if let Some(workgroup) = args.workgroup.filter(|&w| w == 0 || !w.is_multiple_of(largest)) {
-        return vk_compute::setup_error(format!(
-            "--workgroup {workgroup}: must be a multiple of the largest subgroup size {largest}"
-        ));
-    }
+    harness::check_tile_args(ctx, args.workgroup, args.items, 128)?;
     let bench = args.common.bench;
     let variants = or_all(&args.variant, Variant::value_variants());
     let forms = or_all(&args.form, if bench { &[Form::Select] } else { Form::value_variants() });
