@@ -103,8 +103,8 @@ struct TileShape {
 /// small tiles whose rows are scanned after the look-back (39 and 32 registers, so 6 and 8
 /// workgroups a multiprocessor) finish sooner; from 2^25 it is bound by memory, and 32 elements
 /// an invocation with the rows scanned before the look-back (61 registers) move it fastest, in
-/// workgroups of 384: 11 data subgroups a look-back subgroup instead of 7, tiles half as large
-/// again, so fewer look-backs a byte.
+/// workgroups of 384: 11 data subgroups a look-back subgroup instead of 7, tiles 57 % larger,
+/// so fewer look-backs a byte.
 const SINGLE_PASS_TILES: [(u64, TileShape); 3] = [
     (1 << 22, TileShape { workgroup: WORKGROUP, items: 24, rows_after_lookback: true }),
     (1 << 24, TileShape { workgroup: WORKGROUP, items: 16, rows_after_lookback: true }),

@@ -85,6 +85,8 @@ impl From<ElemType> for Ty {
     }
 }
 
+/// Invocations per workgroup of the unordered variants, and of unique's stable ones.
+const WORKGROUP: u32 = 256;
 /// The element where `--inject-fault` strikes and around which the input is planted: in
 /// workgroup 48 of the one-element-per-invocation variants, in tile 1 or 2 of the stable ones.
 const PLANTED: usize = 12_288;
@@ -185,7 +187,7 @@ fn bytes_moved(form: Form, input: &CompactionInput, kept: u32) -> u64 {
 /// multiprocessor, and one look-back subgroup for 15 data subgroups); unique, slower there,
 /// keeps 256 × 24. `--workgroup` and `--items` replace either.
 fn tile_shape(form: Form, args: &Args) -> (u32, u32) {
-    let (workgroup, items) = if form == Form::Unique { (256, 24) } else { (512, 16) };
+    let (workgroup, items) = if form == Form::Unique { (WORKGROUP, 24) } else { (512, 16) };
     (args.workgroup.unwrap_or(workgroup), args.items.unwrap_or(items))
 }
 // ANCHOR_END: tile_shape
@@ -247,7 +249,7 @@ impl<'c> Compactor<'c> {
         }
         let (workgroup, items) = match variant {
             Variant::SinglePass | Variant::ThreePass => tile_shape(form, args),
-            Variant::Naive | Variant::Aggregated => (args.workgroup.unwrap_or(256), 1),
+            Variant::Naive | Variant::Aggregated => (args.workgroup.unwrap_or(WORKGROUP), 1),
         };
         if let Some(reason) = ctx.partial_subgroups(workgroup).filter(|_| variant != Variant::Naive) {
             return Ok(Err(reason));
