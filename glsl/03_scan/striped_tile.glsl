@@ -36,12 +36,17 @@ void load_tile(uint tile, out T4 v[ROWS]) {
 // ANCHOR_END: striped_load
 
 // ANCHOR: tile_scan
+// The sum of a lane's four elements of a row, paired the same way everywhere.
+T vec_sum(T4 v) {
+    return (v.x + v.y) + (v.z + v.w);
+}
+
 // Scan each row across the lanes and carry the row totals along the segment: sets within[r]
 // (elements of the segment before this lane's vec4 in row r), returns the segment's sum.
 T scan_rows(T4 v[ROWS], out T within[ROWS]) {
     T segment_sum = T(0);
     [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-        T own = (v[r].x + v[r].y) + (v[r].z + v[r].w);
+        T own = vec_sum(v[r]);
         T before = subgroupExclusiveAdd(own);
         within[r] = segment_sum + before;
         segment_sum += subgroupShuffle(before + own, gl_SubgroupSize - 1);  // the row's total
@@ -90,7 +95,6 @@ void store_tile(uint tile, T4 v[ROWS], T lane_prefix[ROWS], T tile_offset) {
     }
 }
 
-
 // ANCHOR: scan_and_store
 // The look-back subgroup's path: the sum of the lane's elements (for the segment's sum, before
 // the look-back), then, after it, each row scanned across the lanes and stored from `start`
@@ -98,14 +102,14 @@ void store_tile(uint tile, T4 v[ROWS], T lane_prefix[ROWS], T tile_offset) {
 T lane_sum(T4 v[ROWS]) {
     T sum = T(0);
     [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-        sum += (v[r].x + v[r].y) + (v[r].z + v[r].w);
+        sum += vec_sum(v[r]);
     }
     return sum;
 }
 
 void scan_and_store_rows(uint tile, bool whole_tile, T start, T4 v[ROWS]) {
     [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-        T own = (v[r].x + v[r].y) + (v[r].z + v[r].w);
+        T own = vec_sum(v[r]);
         store_row(tile, r, whole_tile, start + subgroupExclusiveAdd(own), v[r]);
         start += subgroupAdd(own);  // the row's total
     }

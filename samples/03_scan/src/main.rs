@@ -97,6 +97,9 @@ struct TileShape {
     rows_after_lookback: bool,
 }
 
+/// The tile of the reduce-then-scan variants (and of the single pass's fallback).
+const REDUCE_THEN_SCAN_TILE: TileShape = TileShape { workgroup: WORKGROUP, items: 32, rows_after_lookback: false };
+
 // ANCHOR: tiles_by_n
 /// The single pass's tile for each n (up to and including the first figure), measured on the
 /// H200 (chapter 03): below 2^25 elements the scan is bound by the look-back chain's latency, and
@@ -118,7 +121,7 @@ const SINGLE_PASS_TILES: [(u64, TileShape); 3] = [
 fn tile_shapes(variant: Variant, workgroup: Option<u32>, items: Option<u32>) -> Vec<(u64, TileShape)> {
     let table = match variant {
         Variant::SinglePass => SINGLE_PASS_TILES.to_vec(),
-        _ => vec![(u64::MAX, TileShape { workgroup: WORKGROUP, items: 32, rows_after_lookback: false })],
+        _ => vec![(u64::MAX, REDUCE_THEN_SCAN_TILE)],
     };
     let given = |shape: TileShape| TileShape {
         workgroup: workgroup.unwrap_or(shape.workgroup),
@@ -174,7 +177,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                 let fallback = match variant {
                     Variant::SinglePass => {
                         let workgroup = args.workgroup.unwrap_or(WORKGROUP);
-                        let shape = TileShape { workgroup, items: 32, rows_after_lookback: false };
+                        let shape = TileShape { workgroup, ..REDUCE_THEN_SCAN_TILE };
                         Scanner::new(ctx, Variant::Intrinsic, ty, exclusive, shape, None, args)?.map(Rc::new).ok()
                     }
                     _ => None,
