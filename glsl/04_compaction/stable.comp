@@ -11,11 +11,10 @@
 //   MODE_COUNT (pass 1 of 3): nothing; the tile's count goes to partials[tile], which pass 2
 //     (03's reduce-then-scan pass 2) turns into exclusive prefixes;
 //   MODE_SCATTER (pass 3 of 3): partials[tile] and a workgroup scan of the segments' counts.
-// Then each subgroup writes its rows out in order: a row's kept elements are staged in the
-// subgroup's slice of shared memory (4 per lane) after those of the rows before it, at their rank
-// in the row (from ballots), and the slice is copied to consecutive output addresses (coalesced)
-// whenever the next row would not fit; partition: then the rejected ones likewise, reversed, to
-// the back. The last tile writes the total kept to kept_count.
+// Then each subgroup writes its rows out one at a time: a row's kept elements are staged in the
+// subgroup's slice of shared memory (4 per lane) at their rank in the row (from ballots), and
+// copied from there to consecutive output addresses (coalesced); partition: then the rejected
+// ones likewise, reversed, to the back. The last tile writes the total kept to kept_count.
 // Needs: subgroup basic, arithmetic, ballot, vote; MODE_SINGLE_PASS also shaderInt64 and
 // shaderBufferInt64Atomics.
 #version 450
@@ -72,68 +71,44 @@ uint load_and_test(uint first, bool whole_tile, out D4 v) {
 }
 // ANCHOR_END: test
 
+// ANCHOR: write_row
+// Write the elements of one row of the subgroup's segment that `bits` selects (this lane's four,
+// v) to consecutive output elements: from `out_at` on, or (`reverse`) down from `out_at - 1`.
+// They are staged in the subgroup's slice of shared memory at their rank in the row, then
+// copied out, so that neighbouring lanes write neighbouring addresses. A lane's rank is the
+// number of selected elements in the lanes below it, from one ballot per position in the four
+// (a ballot is a uvec4: any subgroup size up to 128), then its own earlier ones. Returns how
+// many were written. Every lane of the subgroup must call it (subgroup operations, barriers).
+uint write_row(D4 v, uint bits, uint out_at, bool reverse) {
+    uint slice = gl_SubgroupID * gl_SubgroupSize * 4;
+    uint at = slice;
+    uint row_count = 0;
+    [[unroll]] for (uint e = 0; e < 4; ++e) {
+        uvec4 lanes = subgroupBallot((bits & (1u << e)) != 0);
+        at += subgroupBallotExclusiveBitCount(lanes);
+        row_count += subgroupBallotBitCount(lanes);
+    }
+    [[unroll]] for (uint e = 0; e < 4; ++e) {
+        if ((bits & (1u << e)) != 0) {
+            staging[at] = v[e];
+            ++at;
+        }
+    }
+    // The staged elements are visible to the whole subgroup before any lane copies them out.
+    controlBarrier(gl_ScopeSubgroup, gl_ScopeSubgroup, gl_StorageSemanticsShared, gl_SemanticsAcquireRelease);
+    for (uint j = gl_SubgroupInvocationID; j < row_count; j += gl_SubgroupSize) {
+        dst1[reverse ? out_at - 1 - j : out_at + j] = staging[slice + j];
+    }
+    // Every lane has read its elements before the next row overwrites the slice.
+    controlBarrier(gl_ScopeSubgroup, gl_ScopeSubgroup, gl_StorageSemanticsShared, gl_SemanticsAcquireRelease);
+    return row_count;
+}
+// ANCHOR_END: write_row
+
 // Row r's four kept bits from the packed words.
 uint row_bits(uint kept_bits[(ROWS + 7) / 8], uint r) {
     return (kept_bits[r / 8] >> (4 * (r % 8))) & 15u;
 }
-
-// ANCHOR: write_row
-// Copy the `staged` elements of the subgroup's slice of shared memory to consecutive output
-// elements: from `out_at` on, or (`reverse`) down from `out_at - 1`; neighbouring lanes write
-// neighbouring addresses. Every lane of the subgroup must call it (barriers).
-void flush_slice(uint staged, uint out_at, bool reverse) {
-    uint slice = gl_SubgroupID * gl_SubgroupSize * 4;
-    // The staged elements are visible to the whole subgroup before any lane copies them out.
-    controlBarrier(gl_ScopeSubgroup, gl_ScopeSubgroup, gl_StorageSemanticsShared, gl_SemanticsAcquireRelease);
-    for (uint j = gl_SubgroupInvocationID; j < staged; j += gl_SubgroupSize) {
-        dst1[reverse ? out_at - 1 - j : out_at + j] = staging[slice + j];
-    }
-    // Every lane has read its elements before the slice is staged again.
-    controlBarrier(gl_ScopeSubgroup, gl_ScopeSubgroup, gl_StorageSemanticsShared, gl_SemanticsAcquireRelease);
-}
-
-// Write the elements of the subgroup's segment that the rows' bits select (the kept ones, or with
-// `rejected` the others) to consecutive output elements from `out_at` (or down from it, as
-// flush_slice), in order. Each row's are staged in the subgroup's slice (4 elements a lane) after
-// those of the rows before it, at their rank in the row: the number selected in the lanes below
-// this one, from one ballot per position in the four (a ballot is a uvec4: any subgroup size up to
-// 128), then the lane's own earlier ones. The slice is copied out only when the next row would
-// not fit, and at the end: with few elements selected, once a segment. Returns how many were
-// written. Every lane of the subgroup must call it (subgroup operations, barriers).
-uint write_rows(D4 v[ROWS], uint kept_bits[(ROWS + 7) / 8], bool rejected, uint segment_first, uint out_at, bool reverse) {
-    uint slice = gl_SubgroupID * gl_SubgroupSize * 4;
-    uint staged = 0;   // elements in the slice (uniform)
-    uint written = 0;  // elements copied out (uniform)
-    [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-        uint bits = row_bits(kept_bits, r);
-        if (rejected) {
-            bits = ~bits & in_range4(segment_first + r * gl_SubgroupSize * 4 + gl_SubgroupInvocationID * 4);
-        }
-        uint below = 0;
-        uint row_count = 0;
-        [[unroll]] for (uint e = 0; e < 4; ++e) {
-            uvec4 lanes = subgroupBallot((bits & (1u << e)) != 0);
-            below += subgroupBallotExclusiveBitCount(lanes);
-            row_count += subgroupBallotBitCount(lanes);
-        }
-        if (staged + row_count > gl_SubgroupSize * 4) {  // uniform: the row does not fit
-            flush_slice(staged, reverse ? out_at - written : out_at + written, reverse);
-            written += staged;
-            staged = 0;
-        }
-        uint at = slice + staged + below;
-        [[unroll]] for (uint e = 0; e < 4; ++e) {
-            if ((bits & (1u << e)) != 0) {
-                staging[at] = v[r][e];
-                ++at;
-            }
-        }
-        staged += row_count;
-    }
-    flush_slice(staged, reverse ? out_at - written : out_at + written, reverse);
-    return written + staged;
-}
-// ANCHOR_END: write_row
 
 void main() {
     uint tiles = max((n + TILE - 1) / TILE, 1u);
@@ -193,10 +168,16 @@ void main() {
     // end. Only subgroup operations from here: a look-back subgroup, with no elements, leaves.
     if (data_subgroup) {
         uint out_kept = before_tile + within_tile;
-        write_rows(v, kept_bits, false, segment_first, out_kept, false);
+        [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+            out_kept += write_row(v[r], row_bits(kept_bits, r), out_kept, false);
+        }
         if (PARTITION) {
-            uint out_rejected = n - (segment_first - out_kept);  // n - rejected before
-            write_rows(v, kept_bits, true, segment_first, out_rejected, true);
+            uint out_rejected = n - (segment_first - (before_tile + within_tile));  // n - rejected before
+            [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+                uint first = segment_first + r * gl_SubgroupSize * 4 + gl_SubgroupInvocationID * 4;
+                uint rejected_bits = ~row_bits(kept_bits, r) & in_range4(first);
+                out_rejected -= write_row(v[r], rejected_bits, out_rejected, true);
+            }
         }
     }
     // ANCHOR_END: scatter
