@@ -72,16 +72,13 @@ uint load_and_test(uint first, bool whole_tile, out D4 v) {
 // ANCHOR_END: test
 
 // ANCHOR: write_row
-// Write the elements of one row of the subgroup's segment that `bits` selects (this lane's four,
-// v) to consecutive output elements: from `out_at` on, or (`reverse`) down from `out_at - 1`.
-// They are staged in the subgroup's slice of shared memory at their rank in the row, then
-// copied out, so that neighbouring lanes write neighbouring addresses. A lane's rank is the
-// number of selected elements in the lanes below it, from one ballot per position in the four
-// (a ballot is a uvec4: any subgroup size up to 128), then its own earlier ones. Returns how
-// many were written. Every lane of the subgroup must call it (subgroup operations, barriers).
-uint write_row(D4 v, uint bits, uint out_at, bool reverse) {
-    uint slice = gl_SubgroupID * gl_SubgroupSize * 4;
-    uint at = slice;
+// Stage the elements of one row of the subgroup's segment that `bits` selects (this lane's four,
+// v) in shared memory, from staging[at] on, at their rank in the row, so that copying them out
+// in order makes neighbouring lanes write neighbouring addresses. A lane's rank is the number of
+// selected elements in the lanes below it, from one ballot per position in the four (a ballot is
+// a uvec4: any subgroup size up to 128), then its own earlier ones. Returns how many the row
+// has. Every lane of the subgroup must call it (subgroup operations).
+uint stage_row(D4 v, uint bits, uint at) {
     uint row_count = 0;
     [[unroll]] for (uint e = 0; e < 4; ++e) {
         uvec4 lanes = subgroupBallot((bits & (1u << e)) != 0);
@@ -94,11 +91,27 @@ uint write_row(D4 v, uint bits, uint out_at, bool reverse) {
             ++at;
         }
     }
-    // The staged elements are visible to the whole subgroup before any lane copies them out.
-    controlBarrier(gl_ScopeSubgroup, gl_ScopeSubgroup, gl_StorageSemanticsShared, gl_SemanticsAcquireRelease);
-    for (uint j = gl_SubgroupInvocationID; j < row_count; j += gl_SubgroupSize) {
+    return row_count;
+}
+
+// Copy the first `count` elements of the subgroup's slice to consecutive output elements: from
+// `out_at` on, or (`reverse`) down from `out_at - 1`. Lane j copies elements j, j +
+// gl_SubgroupSize, ...: the store pattern of a copy kernel.
+void copy_out(uint count, uint out_at, bool reverse) {
+    uint slice = gl_SubgroupID * gl_SubgroupSize * 4;
+    for (uint j = gl_SubgroupInvocationID; j < count; j += gl_SubgroupSize) {
         dst1[reverse ? out_at - 1 - j : out_at + j] = staging[slice + j];
     }
+}
+
+// Write the elements of one row that `bits` selects to consecutive output elements (copy_out's
+// `out_at`, `reverse`) through the subgroup's slice; returns how many were written. Every lane
+// of the subgroup must call it (subgroup operations, barriers).
+uint write_row(D4 v, uint bits, uint out_at, bool reverse) {
+    uint row_count = stage_row(v, bits, gl_SubgroupID * gl_SubgroupSize * 4);
+    // The staged elements are visible to the whole subgroup before any lane copies them out.
+    controlBarrier(gl_ScopeSubgroup, gl_ScopeSubgroup, gl_StorageSemanticsShared, gl_SemanticsAcquireRelease);
+    copy_out(row_count, out_at, reverse);
     // Every lane has read its elements before the next row overwrites the slice.
     controlBarrier(gl_ScopeSubgroup, gl_ScopeSubgroup, gl_StorageSemanticsShared, gl_SemanticsAcquireRelease);
     return row_count;
@@ -144,8 +157,20 @@ void main() {
     // ANCHOR: offset
     // The kept elements before this segment: in earlier tiles (before_tile), and in this one.
     uint before_tile, tile_kept, within_tile;
+    bool staged = false;  // the segment's kept elements all staged before the look-back's end
 #if LOOKBACK_SUBGROUP
-    within_tile = look_back_beside(tile, segment_kept, before_tile, tile_kept);
+    look_back_beside_start(tile, segment_kept);  // the aggregate is published first
+    // Few kept elements (at most 4 a lane): stage the whole segment's while the look-back goes
+    // on, so that after it only the copy out is left.
+    staged = data_subgroup && segment_kept <= gl_SubgroupSize * 4;
+    if (staged) {
+        uint at = gl_SubgroupID * gl_SubgroupSize * 4;
+        [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+            at += stage_row(v[r], row_bits(kept_bits, r), at);
+        }
+    }
+    // Its workgroup barrier also makes the staged elements visible to the subgroup's lanes.
+    within_tile = look_back_beside_finish(tile, before_tile, tile_kept);
 #else
     // Only each subgroup's last lane brings its segment's count: every lane gets its offset.
     bool last_lane = gl_SubgroupInvocationID == gl_SubgroupSize - 1;
@@ -168,8 +193,16 @@ void main() {
     // end. Only subgroup operations from here: a look-back subgroup, with no elements, leaves.
     if (data_subgroup) {
         uint out_kept = before_tile + within_tile;
-        [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-            out_kept += write_row(v[r], row_bits(kept_bits, r), out_kept, false);
+        if (staged) {
+            copy_out(segment_kept, out_kept, false);
+            if (PARTITION) {
+                // Every lane has read its elements before the rejected ones are staged.
+                controlBarrier(gl_ScopeSubgroup, gl_ScopeSubgroup, gl_StorageSemanticsShared, gl_SemanticsAcquireRelease);
+            }
+        } else {
+            [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+                out_kept += write_row(v[r], row_bits(kept_bits, r), out_kept, false);
+            }
         }
         if (PARTITION) {
             uint out_rejected = n - (segment_first - (before_tile + within_tile));  // n - rejected before

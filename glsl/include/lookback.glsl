@@ -172,7 +172,7 @@ LB_T look_back(uint tile, LB_T total) {
 // prefix. Every invocation must call it (it has a barrier). Returns the sum of the tile's
 // segments before the caller's (all of them, for the look-back subgroup); sets before_tile (the
 // sum over the earlier tiles) and tile_total.
-LB_T look_back_beside(uint tile, LB_T segment_value, out LB_T before_tile, out LB_T tile_total) {
+void look_back_beside_start(uint tile, LB_T segment_value) {
     uint data_subgroups = gl_NumSubgroups - 1;
     if (gl_SubgroupID < data_subgroups) {
         if (gl_SubgroupInvocationID == gl_SubgroupSize - 1) {
@@ -195,6 +195,11 @@ LB_T look_back_beside(uint tile, LB_T segment_value, out LB_T before_tile, out L
             beside_before = before;
         }
     }
+}
+
+// The second half of look_back_beside: every invocation must call it (it has a barrier).
+LB_T look_back_beside_finish(uint tile, out LB_T before_tile, out LB_T tile_total) {
+    uint data_subgroups = gl_NumSubgroups - 1;
     // The segment values and the tile's prefix are visible to all, the shared memory each
     // subgroup wrote before calling is visible to the workgroup, and the aggregate's store
     // (device memory, by the last data subgroup) is ordered before the prefix's store to the same
@@ -213,6 +218,14 @@ LB_T look_back_beside(uint tile, LB_T segment_value, out LB_T before_tile, out L
         publish(tile, HAS_PREFIX, before_tile + (fault_drops(tile) ? LB_T(0) : tile_total));
     }
     return within;
+}
+
+// Both halves at once. look_back_beside_start publishes the tile's aggregate (the last data
+// subgroup to arrive) or looks back (the look-back subgroup); between the halves a data subgroup
+// may do work of its own (no workgroup barrier) while the look-back goes on.
+LB_T look_back_beside(uint tile, LB_T segment_value, out LB_T before_tile, out LB_T tile_total) {
+    look_back_beside_start(tile, segment_value);
+    return look_back_beside_finish(tile, before_tile, tile_total);
 }
 // ANCHOR_END: lookback_subgroup
 #endif
