@@ -74,6 +74,18 @@ const FAULT_TESTS: &[FaultTest] = &[
         fault: "drop-workgroup",
         args: &["--keep-ratio", "50", "--variant", "single-pass", "--lookback", "narrow"],
     },
+    // A tenth kept: with the look-back subgroup a segment's few kept elements are staged while
+    // the look-back goes on, a path of its own.
+    FaultTest {
+        binary: "04_compaction",
+        fault: "drop-workgroup",
+        args: &["--keep-ratio", "10", "--variant", "single-pass", "--lookback", "subgroup"],
+    },
+    FaultTest {
+        binary: "04_compaction",
+        fault: "off-by-one",
+        args: &["--keep-ratio", "10", "--variant", "single-pass", "--lookback", "subgroup"],
+    },
     // Half kept (at 100 % a shifted read keeps the same set), and bins a shifted key can move
     // between (one bin holds every key).
     FaultTest { binary: "05_atomics", fault: "drop-workgroup", args: &["--keep-ratio", "50", "--bins", "256,4096"] },
