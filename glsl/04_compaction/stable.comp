@@ -1,8 +1,8 @@
 // stable.comp — variants 3 and 4: stable compaction, the kept elements in input order. One
 // workgroup takes a tile of DATA_INVOCATIONS × ITEMS elements, laid out like 03's single pass:
 // subgroup s owns a contiguous segment of the tile, and row r of it is one 16-byte load per lane.
-// Each data subgroup loads and tests its rows, keeping them in registers, and counts the kept
-// elements of each row and lane (subgroupExclusiveAdd of the lanes' counts). The segment's
+// Each data subgroup loads and tests its rows, keeping them and their test bits in registers,
+// and counts the segment's kept elements (the lanes' bit counts, one subgroupAdd). The segment's
 // offset in the output, the kept elements before it, comes from
 //   MODE_SINGLE_PASS: the decoupled look-back of 03 (lookback.glsl) over kept counts, in one
 //     pass: beside the loads, by a look-back subgroup that holds no elements
@@ -14,7 +14,9 @@
 // Then each subgroup writes its rows out one at a time: a row's kept elements are staged in the
 // subgroup's slice of shared memory (4 per lane) at their rank in the row (from ballots), and
 // copied from there to consecutive output addresses (coalesced); partition: then the rejected
-// ones likewise, reversed, to the back. The last tile writes the total kept to kept_count.
+// ones likewise, reversed, to the back. With the look-back subgroup, a segment that keeps at most
+// 4 elements a lane stages all of them while the look-back goes on, and after it only copies
+// them out. The last tile writes the total kept to kept_count.
 // Needs: subgroup basic, arithmetic, ballot, vote; MODE_SINGLE_PASS also shaderInt64 and
 // shaderBufferInt64Atomics.
 #version 450

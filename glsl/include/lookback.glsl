@@ -169,9 +169,11 @@ LB_T look_back(uint tile, LB_T total) {
 // calls it when its segment's value is known (in its last lane); the last of them to arrive
 // publishes the tile's aggregate, which so never waits for this tile's look-back, and no chain
 // forms through it. One barrier joins them; then the look-back subgroup publishes the inclusive
-// prefix. Every invocation must call it (it has a barrier). Returns the sum of the tile's
-// segments before the caller's (all of them, for the look-back subgroup); sets before_tile (the
-// sum over the earlier tiles) and tile_total.
+// prefix. In two halves, which every invocation must call in turn: look_back_beside_start (the
+// counts' arrival, and the look-back) and look_back_beside_finish (the barrier), which returns
+// the sum of the tile's segments before the caller's (all of them, for the look-back subgroup)
+// and sets before_tile (the sum over the earlier tiles) and tile_total. look_back_beside below
+// calls both.
 void look_back_beside_start(uint tile, LB_T segment_value) {
     uint data_subgroups = gl_NumSubgroups - 1;
     if (gl_SubgroupID < data_subgroups) {
@@ -197,7 +199,7 @@ void look_back_beside_start(uint tile, LB_T segment_value) {
     }
 }
 
-// The second half of look_back_beside: every invocation must call it (it has a barrier).
+// The second half (it has a barrier).
 LB_T look_back_beside_finish(uint tile, out LB_T before_tile, out LB_T tile_total) {
     uint data_subgroups = gl_NumSubgroups - 1;
     // The segment values and the tile's prefix are visible to all, the shared memory each
