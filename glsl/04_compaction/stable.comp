@@ -54,8 +54,13 @@ const uint DATA_INVOCATIONS = WORKGROUP_SIZE;
 const uint TILE = DATA_INVOCATIONS * ITEMS;
 const uint ROWS = ITEMS / 4;  // 16-byte loads per invocation
 
-// Each subgroup's slice: 4 elements per lane, one row at a time.
-shared D staging[WORKGROUP_SIZE * 4];
+// Each subgroup's slice of shared memory: 4 elements a lane, one row or a segment's few kept
+// elements at a time.
+const uint SLICE_PER_LANE = 4;
+shared D staging[WORKGROUP_SIZE * SLICE_PER_LANE];
+uint slice_start() {
+    return gl_SubgroupID * gl_SubgroupSize * SLICE_PER_LANE;
+}
 
 // ANCHOR: test
 // Load row r of this lane's segment, four elements from `first` (the row's element for this
@@ -75,12 +80,13 @@ uint load_and_test(uint first, bool whole_tile, out D4 v) {
 
 // ANCHOR: write_row
 // Stage the elements of one row of the subgroup's segment that `bits` selects (this lane's four,
-// v) in shared memory, from staging[at] on, at their rank in the row, so that copying them out
+// v) in the subgroup's slice, from its element `at` on, at their rank in the row, so that copying them out
 // in order makes neighbouring lanes write neighbouring addresses. A lane's rank is the number of
 // selected elements in the lanes below it, from one ballot per position in the four (a ballot is
 // a uvec4: any subgroup size up to 128), then its own earlier ones. Returns how many the row
 // has. Every lane of the subgroup must call it (subgroup operations).
 uint stage_row(D4 v, uint bits, uint at) {
+    at += slice_start();
     uint row_count = 0;
     [[unroll]] for (uint e = 0; e < 4; ++e) {
         uvec4 lanes = subgroupBallot((bits & (1u << e)) != 0);
@@ -100,7 +106,7 @@ uint stage_row(D4 v, uint bits, uint at) {
 // `out_at` on, or (`reverse`) down from `out_at - 1`. Lane j copies elements j, j +
 // gl_SubgroupSize, ...: the store pattern of a copy kernel.
 void copy_out(uint count, uint out_at, bool reverse) {
-    uint slice = gl_SubgroupID * gl_SubgroupSize * 4;
+    uint slice = slice_start();
     for (uint j = gl_SubgroupInvocationID; j < count; j += gl_SubgroupSize) {
         dst1[reverse ? out_at - 1 - j : out_at + j] = staging[slice + j];
     }
@@ -110,7 +116,7 @@ void copy_out(uint count, uint out_at, bool reverse) {
 // `out_at`, `reverse`) through the subgroup's slice; returns how many were written. Every lane
 // of the subgroup must call it (subgroup operations, barriers).
 uint write_row(D4 v, uint bits, uint out_at, bool reverse) {
-    uint row_count = stage_row(v, bits, gl_SubgroupID * gl_SubgroupSize * 4);
+    uint row_count = stage_row(v, bits, 0);
     // The staged elements are visible to the whole subgroup before any lane copies them out.
     controlBarrier(gl_ScopeSubgroup, gl_ScopeSubgroup, gl_StorageSemanticsShared, gl_SemanticsAcquireRelease);
     copy_out(row_count, out_at, reverse);
@@ -164,9 +170,9 @@ void main() {
     look_back_beside_start(tile, segment_kept);  // the aggregate is published first
     // Few kept elements (at most 4 a lane): stage the whole segment's while the look-back goes
     // on, so that after it only the copy out is left.
-    staged = data_subgroup && segment_kept <= gl_SubgroupSize * 4;
+    staged = data_subgroup && segment_kept <= gl_SubgroupSize * SLICE_PER_LANE;
     if (staged) {
-        uint at = gl_SubgroupID * gl_SubgroupSize * 4;
+        uint at = 0;
         [[unroll]] for (uint r = 0; r < ROWS; ++r) {
             at += stage_row(v[r], row_bits(kept_bits, r), at);
         }
