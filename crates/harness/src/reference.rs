@@ -27,6 +27,23 @@ pub enum Ty {
     I32,
 }
 
+/// The element types of samples 03 and 04 (`--type`): f32 (small-integer values, so sums and
+/// counts are exact) or u32.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum F32OrU32 {
+    F32,
+    U32,
+}
+
+impl From<F32OrU32> for Ty {
+    fn from(ty: F32OrU32) -> Self {
+        match ty {
+            F32OrU32::F32 => Ty::F32,
+            F32OrU32::U32 => Ty::U32,
+        }
+    }
+}
+
 impl Op {
     /// Whether the sample runs this operation on this type: integer products of random data
     /// are almost always 0, and and/or/xor are bitwise.

@@ -142,10 +142,10 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                     }
                     for (name, reducer) in &reducers {
                         let mut buffers = reducer.buffers(&input)?;
-                        let timed = match &bench {
-                            Some(b) => Some(b.time(ctx, |rec| reducer.record(rec, &buffers, input.len()))?),
-                            None => None,
-                        };
+                        let timed = bench
+                            .as_ref()
+                            .map(|b| b.time(ctx, |rec| reducer.record(rec, &buffers, input.len())))
+                            .transpose()?;
                         // The checked run: the result poisoned first, then one reduction.
                         reducer.run_once(&buffers).with_context(|| format!("{name} n={n}"))?;
                         report.check(name, Some(n), &reducer.verify(&mut buffers, ty, op, kind, &input)?);

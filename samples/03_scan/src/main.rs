@@ -13,7 +13,7 @@
 
 use anyhow::{Context as _, Result};
 use clap::{Parser, ValueEnum};
-use harness::reference;
+use harness::reference::{self, F32OrU32};
 use harness::{or_all, out, Report};
 use std::process::ExitCode;
 use std::rc::Rc;
@@ -35,7 +35,7 @@ struct Args {
     exclusive: bool,
     /// Which element types (default: both).
     #[arg(long = "type", value_enum, value_delimiter = ',')]
-    ty: Vec<Ty>,
+    ty: Vec<F32OrU32>,
     /// Invocations per workgroup (a multiple of the subgroup size), the single pass's
     /// look-back subgroup included. Default: 256, and for the single pass by n
     /// (SINGLE_PASS_TILES).
@@ -59,21 +59,6 @@ enum Variant {
     Shuffle,
     Intrinsic,
     SinglePass,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum Ty {
-    U32,
-    F32,
-}
-
-impl From<Ty> for reference::Ty {
-    fn from(ty: Ty) -> Self {
-        match ty {
-            Ty::U32 => reference::Ty::U32,
-            Ty::F32 => reference::Ty::F32,
-        }
-    }
 }
 
 /// The element where `--inject-fault` strikes, and where every input holds a value unlike its
@@ -148,7 +133,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
     if args.common.inject_fault.is_some() && args.common.size.is_none() {
         return vk_compute::setup_error("--inject-fault needs --size (two tiles past the faulty one at least)");
     }
-    let types = or_all(&args.ty, Ty::value_variants());
+    let types = or_all(&args.ty, F32OrU32::value_variants());
     let modes: Vec<bool> = match (args.inclusive, args.exclusive) {
         (true, _) => vec![false],
         (_, true) => vec![true],
@@ -206,10 +191,8 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                 let Some((_, scanner)) = shapes.iter().find(|(max_n, _)| n <= *max_n) else { continue };
                 args.common.check_fault_reach(name, input.len() as u64, scanner.tile, PLANTED)?;
                 let mut b = scanner.buffers(&input)?;
-                let timed = match &bench {
-                    Some(bench) => Some(bench.time(ctx, |rec| scanner.record(rec, &b, input.len()))?),
-                    None => None,
-                };
+                let timed =
+                    bench.as_ref().map(|t| t.time(ctx, |rec| scanner.record(rec, &b, input.len()))).transpose()?;
                 // The checked run: the output poisoned first, then one scan (or its fallback).
                 let scanned = scanner.scan(&mut b, &input).with_context(|| format!("{name} n={n}"))?;
                 let result = reference::check_scan(ty.into(), *exclusive, &input, &scanned.output);
@@ -226,7 +209,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
     Ok(())
 }
 
-fn variant_name(variant: Variant, ty: Ty, exclusive: bool) -> String {
+fn variant_name(variant: Variant, ty: F32OrU32, exclusive: bool) -> String {
     let mode = if exclusive { "exclusive" } else { "inclusive" };
     format!("{} {mode} {ty:?}", harness::value_name(variant)).to_lowercase()
 }
@@ -268,7 +251,7 @@ impl<'c> Scanner<'c> {
     fn new(
         ctx: &'c Context,
         variant: Variant,
-        ty: Ty,
+        ty: F32OrU32,
         exclusive: bool,
         shape: TileShape,
         fallback: Option<Rc<Scanner<'c>>>,
@@ -312,7 +295,7 @@ impl<'c> Scanner<'c> {
         let tile = (workgroup - lookback_lanes) * items;
         let defines = |pass: Option<u32>| {
             let mut d = vec![
-                (if ty == Ty::F32 { "TYPE_F32" } else { "TYPE_U32" }, "1".to_string()),
+                (if ty == F32OrU32::F32 { "TYPE_F32" } else { "TYPE_U32" }, "1".to_string()),
                 (primitive, "1".to_string()),
                 ("EXCLUSIVE", u32::from(exclusive).to_string()),
                 ("ITEMS", items.to_string()),

@@ -21,7 +21,7 @@
 use anyhow::{Context as _, Result};
 use clap::{Parser, ValueEnum};
 use harness::lookback::Lookback;
-use harness::reference::{self, CompactionInput, Form, Ty};
+use harness::reference::{self, CompactionInput, F32OrU32, Form};
 use harness::{or_all, out, Report};
 use std::process::ExitCode;
 use vk_compute::{Barrier, Buffer, Context, Kernel, KernelDesc, Recorder, SubgroupOps};
@@ -39,7 +39,7 @@ struct Args {
     form: Vec<Form>,
     /// Element types: f32 or u32 (default: both; with --bench: f32).
     #[arg(long = "type", value_enum, value_delimiter = ',')]
-    ty: Vec<ElemType>,
+    ty: Vec<F32OrU32>,
     /// Percent of the elements kept (default: 0, 1, 10, 50, 99, 100; with --bench: 10, 50).
     #[arg(long, value_delimiter = ',')]
     keep_ratio: Vec<u32>,
@@ -70,21 +70,6 @@ enum Variant {
     ThreePass,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum ElemType {
-    F32,
-    U32,
-}
-
-impl From<ElemType> for Ty {
-    fn from(ty: ElemType) -> Self {
-        match ty {
-            ElemType::F32 => Ty::F32,
-            ElemType::U32 => Ty::U32,
-        }
-    }
-}
-
 /// Invocations per workgroup of the unordered variants, and of unique's stable ones.
 const WORKGROUP: u32 = 256;
 /// The element where `--inject-fault` strikes and around which the input is planted: in
@@ -112,7 +97,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
     let bench = args.common.bench;
     let variants = or_all(&args.variant, Variant::value_variants());
     let forms = or_all(&args.form, if bench { &[Form::Select] } else { Form::value_variants() });
-    let types = or_all(&args.ty, if bench { &[ElemType::F32] } else { ElemType::value_variants() });
+    let types = or_all(&args.ty, if bench { &[F32OrU32::F32] } else { F32OrU32::value_variants() });
     let ratios = or_all(&args.keep_ratio, if bench { &[10, 50] } else { &[0, 1, 10, 50, 99, 100] });
     let mut timer = harness::Bench::start(ctx, &args.common, report)?;
     // Sizes: one, a prime, 2^20+3 (the last tile partial), and a random size.
@@ -140,10 +125,10 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                         let label = format!("{name} keep {ratio}%");
                         args.common.check_fault_reach(name, n, compactor.tile, PLANTED)?;
                         let mut b = compactor.buffers(&input)?;
-                        let timed = match &timer {
-                            Some(t) => Some(t.time(ctx, |rec| compactor.record(rec, &b, n as usize))?),
-                            None => None,
-                        };
+                        let timed = timer
+                            .as_ref()
+                            .map(|t| t.time(ctx, |rec| compactor.record(rec, &b, n as usize)))
+                            .transpose()?;
                         let done = compactor.compact(&mut b, &input).with_context(|| format!("{label} n={n}"))?;
                         let result = reference::check_compaction(
                             form,
@@ -232,7 +217,7 @@ struct Compacted {
 }
 
 impl<'c> Compactor<'c> {
-    fn new(ctx: &'c Context, variant: Variant, form: Form, ty: ElemType, args: &Args) -> Result<Result<Self, String>> {
+    fn new(ctx: &'c Context, variant: Variant, form: Form, ty: F32OrU32, args: &Args) -> Result<Result<Self, String>> {
         let ballot = SubgroupOps::BASIC | SubgroupOps::BALLOT;
         let stable = ballot | SubgroupOps::ARITHMETIC | SubgroupOps::VOTE;
         let needs = match variant {
@@ -265,7 +250,7 @@ impl<'c> Compactor<'c> {
         let form_define = format!("FORM_{}", harness::value_name(form).to_uppercase());
         let kernel = |shader: &str, mode: &str| -> Result<Kernel<'c>> {
             let mut defines = vec![
-                (if ty == ElemType::F32 { "DATA_F32" } else { "DATA_U32" }, "1".to_string()),
+                (if ty == F32OrU32::F32 { "DATA_F32" } else { "DATA_U32" }, "1".to_string()),
                 (form_define.as_str(), "1".to_string()),
                 ("ITEMS", items.to_string()),
                 ("MODE_SINGLE_PASS", u32::from(mode == "single").to_string()),

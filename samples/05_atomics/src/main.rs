@@ -178,12 +178,10 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                 for (name, runner) in &runners {
                     let label = format!("{name} {}", case.label());
                     let mut buffers = runner.buffers(&input, case)?;
-                    let timed = match &timer {
-                        Some(t) => {
-                            Some(t.time(ctx, |rec| runner.record(rec, &device_input, &buffers, n as u32, case))?)
-                        }
-                        None => None,
-                    };
+                    let timed = timer
+                        .as_ref()
+                        .map(|t| t.time(ctx, |rec| runner.record(rec, &device_input, &buffers, n as u32, case)))
+                        .transpose()?;
                     let (result, control) = runner
                         .checked_run(&device_input, &mut buffers, &input, case)
                         .with_context(|| format!("{label} n={n}"))?;
