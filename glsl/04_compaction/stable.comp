@@ -10,7 +10,7 @@
 //     are claimed in order from a counter; a stall sets `stalled` (host: FALLBACK);
 //   MODE_COUNT (pass 1 of 3): nothing; the tile's count goes to partials[tile], which pass 2
 //     (03's reduce-then-scan pass 2) turns into exclusive prefixes;
-//   MODE_SCATTER (pass 3 of 3): partials[tile] and a workgroup scan of the segments' counts.
+//   neither (pass 3 of 3, the scatter): partials[tile] and a workgroup scan of the segments' counts.
 // Then each subgroup writes its rows out one at a time: a row's kept elements are staged in the
 // subgroup's slice of shared memory (4 per lane) at their rank in the row (from ballots), and
 // copied from there to consecutive output addresses (coalesced); partition: then the rejected

@@ -19,7 +19,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::json;
 use crate::report::Document;
-use crate::samples::{self, run_captured, Outcome, Samples, EXIT_FALLBACK, EXIT_SKIP, PROPERTIES};
+use crate::samples::{self, run_captured, Outcome, Samples, EXIT_FALLBACK, EXIT_SKIP, NO_BENCH, PROPERTIES};
 use crate::{prereqs, progress, reserve_stdout, step, Error, Result};
 
 const SCHEMA: &str = "subgroup-suite-bench/1";
@@ -29,9 +29,6 @@ const COMMIT: &str = match option_env!("SUITE_COMMIT") {
     Some(commit) => commit,
     None => "unknown",
 };
-
-/// Samples without a bench mode: `00_properties` runs with `--json` alone for the device facts.
-const NO_BENCH: &[&str] = &[PROPERTIES, "01_hello_subgroup"];
 
 /// What `--quick` adds to each bench run: a few repetitions at one mid-sized input.
 const QUICK_ARGS: &[&str] = &["--iters", "5", "--size", "1048576"];

@@ -17,6 +17,11 @@ use crate::{cargo_step, prereqs, progress, step, Error, Result};
 pub const PROPERTIES: &str = "00_properties";
 /// The sample whose `--json` document names the device every sample picks.
 const HELLO: &str = "01_hello_subgroup";
+/// Samples without timed or fault-checked kernels (they reject [`BENCH_OPTIONS`]):
+/// `00_properties` runs with `--json` alone for the device facts under `bench`.
+pub const NO_BENCH: &[&str] = &[PROPERTIES, HELLO];
+/// The sample options that only samples with timed or fault-checked kernels take.
+const BENCH_OPTIONS: &[&str] = &["--bench", "--iters", "--batch", "--inject-fault"];
 
 /// Code paths a sample's default run does not take, validated too: (binary, arguments).
 const ALTERNATE_PATHS: &[(&str, &[&str])] = &[
@@ -230,7 +235,16 @@ pub fn run(root: &Path, args: &[String]) -> Result {
     prereqs::ensure()?;
     build(root)?;
     let mut rows = Vec::new();
+    // `run all -- --bench` (or another bench option) skips the samples that have no bench mode,
+    // instead of running them into their usage error; named alone, a sample gets the options.
+    let bench_options = extra.iter().any(|a| BENCH_OPTIONS.contains(&a.split('=').next().unwrap_or(a)));
+    let several = selected.len() > 1;
     for name in selected {
+        if bench_options && several && NO_BENCH.contains(&name.as_str()) {
+            let label = format!("{name} (no timed or fault-checked kernels)");
+            rows.push(Row { label, outcome: Outcome::Skip, time: Duration::ZERO });
+            continue;
+        }
         let mut cmd = samples.command(name);
         cmd.args(extra);
         let label = command_line(&cmd, name);
