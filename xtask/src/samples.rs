@@ -235,12 +235,9 @@ pub fn run(root: &Path, args: &[String]) -> Result {
     prereqs::ensure()?;
     build(root)?;
     let mut rows = Vec::new();
-    // `run all -- --bench` (or another bench option) skips the samples that have no bench mode,
-    // instead of running them into their usage error; named alone, a sample gets the options.
-    let bench_options = extra.iter().any(|a| BENCH_OPTIONS.contains(&a.split('=').next().unwrap_or(a)));
     let several = selected.len() > 1;
     for name in selected {
-        if bench_options && several && NO_BENCH.contains(&name.as_str()) {
+        if several && lacks_bench_mode(name, extra) {
             let label = format!("{name} (no timed or fault-checked kernels)");
             rows.push(Row { label, outcome: Outcome::Skip, time: Duration::ZERO });
             continue;
@@ -267,6 +264,13 @@ pub fn run(root: &Path, args: &[String]) -> Result {
         rows.push(Row { label, outcome, time: start.elapsed() });
     }
     finish(&rows)
+}
+
+/// Whether `run` over several samples skips `name`: `extra` asks for a bench option (`--bench`,
+/// `--iters`, …) and the sample has no bench mode, so it would only end in its usage error.
+/// Named alone, a sample gets the options whatever they are.
+fn lacks_bench_mode(name: &str, extra: &[String]) -> bool {
+    NO_BENCH.contains(&name) && extra.iter().any(|a| BENCH_OPTIONS.contains(&a.split('=').next().unwrap_or(a)))
 }
 
 /// One validation run under `test`.
@@ -511,6 +515,15 @@ fn finish(rows: &[Row]) -> Result {
 mod tests {
     use super::*;
     use crate::report::tests::document;
+
+    #[test]
+    fn bench_options_skip_the_samples_without_a_bench_mode() {
+        let args = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert!(lacks_bench_mode("00_properties", &args(&["--bench"])));
+        assert!(lacks_bench_mode("01_hello_subgroup", &args(&["--validate", "--iters=5"])));
+        assert!(!lacks_bench_mode("01_hello_subgroup", &args(&["--validate"])));
+        assert!(!lacks_bench_mode("02_reduce", &args(&["--bench"])));
+    }
 
     #[test]
     fn exit_codes() {
