@@ -20,7 +20,8 @@ const HELLO: &str = "01_hello_subgroup";
 /// Samples without timed or fault-checked kernels (they reject [`BENCH_OPTIONS`]):
 /// `00_properties` runs with `--json` alone for the device facts under `bench`.
 pub const NO_BENCH: &[&str] = &[PROPERTIES, HELLO];
-/// The sample options that only samples with timed or fault-checked kernels take.
+/// The sample options that only samples with timed or fault-checked kernels take: the list
+/// `harness::CommonArgs::reject_bench_options` refuses (xtask, std only, cannot import it).
 const BENCH_OPTIONS: &[&str] = &["--bench", "--iters", "--batch", "--inject-fault"];
 
 /// Code paths a sample's default run does not take, validated too: (binary, arguments).
