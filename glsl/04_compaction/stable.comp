@@ -167,7 +167,7 @@ void main() {
     uint before_tile, tile_kept, within_tile;
     bool staged = false;  // the segment's kept elements all staged before the look-back's end
 #if LOOKBACK_SUBGROUP
-    look_back_beside_start(tile, segment_kept);  // the aggregate is published first
+    look_back_beside_start(tile, segment_kept);  // the aggregate (or the prefix) goes out at once
     // Few kept elements (at most 4 a lane): stage the whole segment's while the look-back goes
     // on, so that after it only the copy out is left.
     staged = data_subgroup && segment_kept <= gl_SubgroupSize * SLICE_PER_LANE;
@@ -178,7 +178,7 @@ void main() {
         }
     }
     // Its workgroup barrier also makes the staged elements visible to the subgroup's lanes.
-    within_tile = look_back_beside_finish(tile, before_tile, tile_kept);
+    within_tile = look_back_beside_finish(before_tile, tile_kept);
 #else
     // Only each subgroup's last lane brings its segment's count: every lane gets its offset.
     bool last_lane = gl_SubgroupInvocationID == gl_SubgroupSize - 1;

@@ -52,6 +52,8 @@ shared uint claimed_tile;
 shared LB_T segment_values[WORKGROUP_SIZE / LOOKBACK_LANES];  // one per data subgroup
 shared uint segments_done;  // data subgroups that have written their segment's value
 shared LB_T beside_before;  // the look-back subgroup's result
+shared LB_T published_total;  // the tile's sum as published (0 under --inject-fault drop-workgroup)
+shared uint prefix_handoff;  // 0, then 1 once the look-back or the aggregate is in (publish_prefix_once)
 #endif
 
 // ANCHOR: claim
@@ -67,9 +69,10 @@ uint claim_tile(uint tiles) {
         claimed_tile = atomicAdd(next_tile, 1u) - (epoch - 1u) * tiles;
 #if LOOKBACK_SUBGROUP
         segments_done = 0;
+        prefix_handoff = 0;
 #endif
     }
-    barrier();  // every invocation knows the tile (and sees segments_done reset)
+    barrier();  // every invocation knows the tile (and sees segments_done and prefix_handoff reset)
     if (claimed_tile >= tiles) {
         if (gl_LocalInvocationIndex == 0) {
             atomicOr(stalled, 1u);
@@ -166,14 +169,37 @@ LB_T look_back(uint tile, LB_T total) {
 // ANCHOR: lookback_subgroup
 // The look-back beside the loads. The workgroup's last subgroup holds no elements: it calls this
 // at once and sums the predecessors' states while the data subgroups load. Each data subgroup
-// calls it when its segment's value is known (in its last lane); the last of them to arrive
-// publishes the tile's aggregate, which so never waits for this tile's look-back, and no chain
-// forms through it. One barrier joins them; then the look-back subgroup publishes the inclusive
-// prefix. In two halves, which every invocation must call in turn: look_back_beside_start (the
-// counts' arrival, and the look-back) and look_back_beside_finish (the barrier), which returns
-// the sum of the tile's segments before the caller's (all of them, for the look-back subgroup)
-// and sets before_tile (the sum over the earlier tiles) and tile_total. look_back_beside below
-// calls both.
+// calls it when its segment's value is known (in its last lane). The tile's inclusive prefix
+// needs both the look-back's sum and the tile's sum, and is published by whichever of the two
+// comes second, at once (publish_prefix_once): successors walking back stop at it without
+// waiting for this workgroup's barrier or for the work its data subgroups do before it. The
+// last data subgroup to arrive publishes the tile's aggregate first unless the look-back is
+// already done, so the aggregate never waits for this tile's look-back. In two halves, which
+// every invocation must call in turn: look_back_beside_start (the counts' arrival, the
+// look-back, the publishing) and look_back_beside_finish (a barrier), which returns the sum of
+// the tile's segments before the caller's (all of them, for the look-back subgroup) and sets
+// before_tile (the sum over the earlier tiles) and tile_total. look_back_beside below calls both.
+
+// ANCHOR: publish_prefix_once
+// The hand-over between the look-back subgroup (`looked_back`) and the tile's last data
+// subgroup (one lane each): the second to arrive publishes the inclusive prefix. The last data
+// subgroup publishes the aggregate first unless the look-back is already in; then its increment
+// (release) orders that store before the look-back subgroup's publishing of the prefix (acquire)
+// when the look-back comes second, so the state word ends with the prefix.
+void publish_prefix_once(uint tile, bool looked_back) {
+    const int storage = gl_StorageSemanticsShared | gl_StorageSemanticsBuffer;
+    if (!looked_back && atomicLoad(prefix_handoff, gl_ScopeWorkgroup, storage, gl_SemanticsAcquire) == 0) {
+        publish(tile, HAS_AGGREGATE, published_total);  // the look-back is still going on
+        if (atomicAdd(prefix_handoff, 1u, gl_ScopeWorkgroup, storage, gl_SemanticsAcquireRelease) == 0) {
+            return;  // the look-back subgroup will publish the prefix
+        }
+    } else if (looked_back && atomicAdd(prefix_handoff, 1u, gl_ScopeWorkgroup, storage, gl_SemanticsAcquireRelease) == 0) {
+        return;  // the tile's sum is not in yet: its last data subgroup will publish the prefix
+    }
+    publish(tile, HAS_PREFIX, beside_before + published_total);
+}
+// ANCHOR_END: publish_prefix_once
+
 void look_back_beside_start(uint tile, LB_T segment_value) {
     uint data_subgroups = gl_NumSubgroups - 1;
     if (gl_SubgroupID < data_subgroups) {
@@ -187,27 +213,25 @@ void look_back_beside_start(uint tile, LB_T segment_value) {
                 for (uint s = 0; s < data_subgroups; ++s) {
                     total += segment_values[s];
                 }
-                total = fault_drops(tile) ? LB_T(0) : total;  // --inject-fault drop-workgroup
-                publish(tile, tile == 0 ? HAS_PREFIX : HAS_AGGREGATE, total);
+                published_total = fault_drops(tile) ? LB_T(0) : total;  // --inject-fault drop-workgroup
+                publish_prefix_once(tile, false);
             }
         }
     } else {
         LB_T before = subgroup_look_back(tile);
         if (subgroupElect()) {
             beside_before = before;
+            publish_prefix_once(tile, true);
         }
     }
 }
 
 // The second half (it has a barrier).
-LB_T look_back_beside_finish(uint tile, out LB_T before_tile, out LB_T tile_total) {
+LB_T look_back_beside_finish(out LB_T before_tile, out LB_T tile_total) {
     uint data_subgroups = gl_NumSubgroups - 1;
-    // The segment values and the tile's prefix are visible to all, the shared memory each
-    // subgroup wrote before calling is visible to the workgroup, and the aggregate's store
-    // (device memory, by the last data subgroup) is ordered before the prefix's store to the same
-    // state word (by the look-back subgroup): plain barrier() orders shared memory only.
-    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup, gl_StorageSemanticsShared | gl_StorageSemanticsBuffer,
-                   gl_SemanticsAcquireRelease);
+    // The segment values and the look-back's sum are visible to all, and so is the shared memory
+    // each subgroup wrote before calling.
+    barrier();
     before_tile = beside_before;
     LB_T within = LB_T(0);
     tile_total = LB_T(0);
@@ -215,19 +239,16 @@ LB_T look_back_beside_finish(uint tile, out LB_T before_tile, out LB_T tile_tota
         within += s < gl_SubgroupID ? segment_values[s] : LB_T(0);
         tile_total += segment_values[s];
     }
-    if (gl_SubgroupID == data_subgroups && tile > 0 && subgroupElect()) {
-        // The inclusive prefix (less the tile's sum under --inject-fault drop-workgroup).
-        publish(tile, HAS_PREFIX, before_tile + (fault_drops(tile) ? LB_T(0) : tile_total));
-    }
     return within;
 }
 
-// Both halves at once. look_back_beside_start publishes the tile's aggregate (the last data
-// subgroup to arrive) or looks back (the look-back subgroup); between the halves a data subgroup
-// may do work of its own (no workgroup barrier) while the look-back goes on.
+// Both halves at once. In look_back_beside_start the last data subgroup to arrive publishes the
+// tile's aggregate and the look-back subgroup looks back, and the second of the two publishes
+// the prefix; between the halves a data subgroup may do work of its own (no workgroup barrier)
+// while the look-back goes on.
 LB_T look_back_beside(uint tile, LB_T segment_value, out LB_T before_tile, out LB_T tile_total) {
     look_back_beside_start(tile, segment_value);
-    return look_back_beside_finish(tile, before_tile, tile_total);
+    return look_back_beside_finish(before_tile, tile_total);
 }
 // ANCHOR_END: lookback_subgroup
 #endif
