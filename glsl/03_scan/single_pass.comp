@@ -11,8 +11,8 @@
 // Who looks back: with LOOKBACK_SUBGROUP (the host's default on a GPU with a fixed subgroup
 // size) the workgroup's last subgroup holds no elements and looks back from the start while
 // the others load; the last of those to finish publishes the aggregate, and whichever of the
-// two finishes second publishes the prefix (scan_with_lookback_subgroup). Otherwise the first subgroup looks back after the tile scan
-// (the narrow look-back).
+// two finishes second publishes the prefix (scan_with_lookback_subgroup). Otherwise the first
+// subgroup looks back after the tile scan (the narrow look-back).
 // If a predecessor makes no progress for SPIN_LIMIT polls (a device without forward progress
 // between workgroups), the workgroup sets `stalled` and finishes anyway; the host then discards
 // the result and falls back to reduce-then-scan (FALLBACK). It never hangs.

@@ -53,7 +53,7 @@ shared LB_T segment_values[WORKGROUP_SIZE / LOOKBACK_LANES];  // one per data su
 shared uint segments_done;  // data subgroups that have written their segment's value
 shared LB_T beside_before;  // the look-back subgroup's result
 shared LB_T published_total;  // the tile's sum as published (0 under --inject-fault drop-workgroup)
-shared uint prefix_handoff;  // 0, then 1 once the look-back or the aggregate is in (publish_prefix_once)
+shared uint prefix_handoff;  // the look-back and the tile's sum count in; the second publishes (publish_prefix_once)
 #endif
 
 // ANCHOR: claim
