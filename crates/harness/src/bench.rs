@@ -151,6 +151,16 @@ impl Bench {
         time_gpu(ctx, &self.timing, record)
     }
 
+    /// [`Bench::time`] where `bench` is `Some` (with `--bench`); `None` without it. Each sample
+    /// times its work this way before the checked run.
+    pub fn time_if<'r>(
+        bench: Option<&Self>,
+        ctx: &Context,
+        record: impl FnMut(&mut Recorder<'_, 'r>) -> Result<()>,
+    ) -> Result<Option<GpuTimes>> {
+        bench.map(|b| b.time(ctx, record)).transpose()
+    }
+
     /// The row of a timed variant: GB/s from the `bytes` the work must move, % of the copy.
     pub fn row(&self, report: &mut crate::Report, variant: &str, n: u64, bytes: u64, times: &GpuTimes) {
         report.bench_row(BenchRow::new(variant, n, bytes, 0, times, self.copy_gbps));

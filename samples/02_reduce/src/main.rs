@@ -21,7 +21,7 @@
 use anyhow::{Context as _, Result};
 use clap::{Parser, ValueEnum};
 use harness::reference::{self, Inputs, Op, Ty};
-use harness::{or_all, Report};
+use harness::{or_all, Bench, Report};
 use std::process::ExitCode;
 use vk_compute::{Barrier, Buffer, Context, Kernel, KernelDesc, Recorder, SubgroupOps};
 
@@ -117,7 +117,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
             "--inject-fault needs --size of at least {smallest_faultable} and --fast-groups of at least 2"
         ));
     }
-    let mut bench = harness::Bench::start(ctx, &args.common, report)?;
+    let mut bench = Bench::start(ctx, &args.common, report)?;
     // Odd sizes by default: empty, one element, a prime, 2^20+3, and a random size.
     let sizes = harness::run_sizes(ctx, &args.common, &[0, 1, 7, 1_000_003, harness::random::size(seed, 2, 1 << 21)]);
     for &ty in &types {
@@ -142,10 +142,8 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                     }
                     for (name, reducer) in &reducers {
                         let mut buffers = reducer.buffers(&input)?;
-                        let timed = bench
-                            .as_ref()
-                            .map(|b| b.time(ctx, |rec| reducer.record(rec, &buffers, input.len())))
-                            .transpose()?;
+                        let timed =
+                            Bench::time_if(bench.as_ref(), ctx, |rec| reducer.record(rec, &buffers, input.len()))?;
                         // The checked run: the result poisoned first, then one reduction.
                         reducer.run_once(&buffers).with_context(|| format!("{name} n={n}"))?;
                         report.check(name, Some(n), &reducer.verify(&mut buffers, ty, op, kind, &input)?);

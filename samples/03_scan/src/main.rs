@@ -14,7 +14,7 @@
 use anyhow::{Context as _, Result};
 use clap::{Parser, ValueEnum};
 use harness::reference::{self, F32OrU32};
-use harness::{or_all, out, Report};
+use harness::{or_all, out, Bench, Report};
 use std::process::ExitCode;
 use std::rc::Rc;
 use vk_compute::{Barrier, Buffer, Context, Kernel, KernelDesc, Recorder, SubgroupOps};
@@ -140,7 +140,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
         _ if args.common.bench => vec![false],
         _ => vec![false, true],
     };
-    let mut bench = harness::Bench::start(ctx, &args.common, report)?;
+    let mut bench = Bench::start(ctx, &args.common, report)?;
     // Odd sizes: empty, one, a prime, 2^20+3, 2^22+3, 2^24+3 (each of the single pass's tile
     // shapes, SINGLE_PASS_TILES), and a random size.
     let defaults = [0, 1, 7, 1_000_003, (1 << 22) + 3, (1 << 24) + 3, harness::random::size(seed, 2, 1 << 22)];
@@ -191,8 +191,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                 let Some((_, scanner)) = shapes.iter().find(|(max_n, _)| n <= *max_n) else { continue };
                 args.common.check_fault_reach(name, input.len() as u64, scanner.tile, PLANTED)?;
                 let mut b = scanner.buffers(&input)?;
-                let timed =
-                    bench.as_ref().map(|t| t.time(ctx, |rec| scanner.record(rec, &b, input.len()))).transpose()?;
+                let timed = Bench::time_if(bench.as_ref(), ctx, |rec| scanner.record(rec, &b, input.len()))?;
                 // The checked run: the output poisoned first, then one scan (or its fallback).
                 let scanned = scanner.scan(&mut b, &input).with_context(|| format!("{name} n={n}"))?;
                 let result = reference::check_scan(ty.into(), *exclusive, &input, &scanned.output);

@@ -22,7 +22,7 @@ use anyhow::{Context as _, Result};
 use clap::{Parser, ValueEnum};
 use harness::lookback::Lookback;
 use harness::reference::{self, CompactionInput, F32OrU32, Form};
-use harness::{or_all, out, Report};
+use harness::{or_all, out, Bench, Report};
 use std::process::ExitCode;
 use vk_compute::{Barrier, Buffer, Context, Kernel, KernelDesc, Recorder, SubgroupOps};
 
@@ -99,7 +99,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
     let forms = or_all(&args.form, if bench { &[Form::Select] } else { Form::value_variants() });
     let types = or_all(&args.ty, if bench { &[F32OrU32::F32] } else { F32OrU32::value_variants() });
     let ratios = or_all(&args.keep_ratio, if bench { &[10, 50] } else { &[0, 1, 10, 50, 99, 100] });
-    let mut timer = harness::Bench::start(ctx, &args.common, report)?;
+    let mut timer = Bench::start(ctx, &args.common, report)?;
     // Sizes: one, a prime, 2^20+3 (the last tile partial), and a random size.
     let sizes = harness::run_sizes(ctx, &args.common, &[1, 7, 1_000_003, harness::random::size(seed, 2, 1 << 21)]);
     for &form in &forms {
@@ -125,10 +125,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                         let label = format!("{name} keep {ratio}%");
                         args.common.check_fault_reach(name, n, compactor.tile, PLANTED)?;
                         let mut b = compactor.buffers(&input)?;
-                        let timed = timer
-                            .as_ref()
-                            .map(|t| t.time(ctx, |rec| compactor.record(rec, &b, n as usize)))
-                            .transpose()?;
+                        let timed = Bench::time_if(timer.as_ref(), ctx, |rec| compactor.record(rec, &b, n as usize))?;
                         let done = compactor.compact(&mut b, &input).with_context(|| format!("{label} n={n}"))?;
                         let result = reference::check_compaction(
                             form,

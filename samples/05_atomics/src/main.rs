@@ -22,7 +22,7 @@
 use anyhow::{Context as _, Result};
 use clap::{Parser, ValueEnum};
 use harness::reference::{self, Spread};
-use harness::{or_all, out, Report};
+use harness::{or_all, out, Bench, Report};
 use std::process::ExitCode;
 use vk_compute::{Barrier, Buffer, Context, Kernel, KernelDesc, Recorder, SubgroupOps};
 
@@ -137,7 +137,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
         return vk_compute::setup_error(format!("--inject-fault needs --size of at least {}", 4 * PLANTED));
     }
     let seed = args.common.seed();
-    let mut timer = harness::Bench::start(ctx, &args.common, report)?;
+    let mut timer = Bench::start(ctx, &args.common, report)?;
     let mut sizes = harness::run_sizes(ctx, &args.common, &[1, 7, 1_000_003, harness::random::size(seed, 2, 1 << 21)]);
     if args.common.bench && args.common.size.is_none() {
         // Two sizes, not the usual ten: the naive variants take up to 0.2 s a run at 2^28 on
@@ -178,10 +178,9 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                 for (name, runner) in &runners {
                     let label = format!("{name} {}", case.label());
                     let mut buffers = runner.buffers(&input, case)?;
-                    let timed = timer
-                        .as_ref()
-                        .map(|t| t.time(ctx, |rec| runner.record(rec, &device_input, &buffers, n as u32, case)))
-                        .transpose()?;
+                    let timed = Bench::time_if(timer.as_ref(), ctx, |rec| {
+                        runner.record(rec, &device_input, &buffers, n as u32, case)
+                    })?;
                     let (result, control) = runner
                         .checked_run(&device_input, &mut buffers, &input, case)
                         .with_context(|| format!("{label} n={n}"))?;
