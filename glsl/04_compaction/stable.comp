@@ -1,9 +1,13 @@
 // stable.comp — variants 3 and 4: stable compaction, the kept elements in input order. One
-// workgroup takes a tile of DATA_INVOCATIONS × ITEMS elements, laid out like 03's single pass:
-// subgroup s owns a contiguous segment of the tile, and row r of it is one 16-byte load per lane.
-// Each data subgroup loads and tests its rows, keeping them and their test bits in registers,
-// and counts the segment's kept elements (the lanes' bit counts, one subgroupAdd). The segment's
-// offset in the output, the kept elements before it, comes from
+// workgroup takes a tile of DATA_INVOCATIONS × ITEMS × DEPTH elements, laid out like 03's single
+// pass: subgroup s owns a contiguous segment of the tile, and row r of it is one 16-byte load per
+// lane. Each data subgroup loads and tests its rows, ITEMS a lane at a time (one depth), keeping
+// the last depth's rows and test bits in registers, and counts the segment's kept elements (the
+// lanes' bit counts, one subgroupAdd a depth). With DEPTH 2 (the look-back subgroup's select and
+// flags) the first depth's kept elements are staged in the subgroup's slice (below) before the
+// second depth takes the registers, or, if they do not fit, read again after the look-back:
+// twice the elements a look-back, at the same registers. The segment's offset in the output,
+// the kept elements before it, comes from
 //   MODE_SINGLE_PASS: the decoupled look-back of 03 (lookback.glsl) over kept counts, in one
 //     pass: beside the loads, by a look-back subgroup that holds no elements
 //     (LOOKBACK_SUBGROUP), or after a workgroup scan of the segments' counts (narrow); tiles
@@ -15,8 +19,8 @@
 // subgroup's slice of shared memory (4 per lane) at their rank in the row (from ballots), and
 // copied from there to consecutive output addresses (coalesced); partition: then the rejected
 // ones likewise, reversed, to the back. With the look-back subgroup, a segment that keeps at most
-// 4 elements a lane stages all of them while the look-back goes on, and after it only copies
-// them out. The last tile writes the total kept to kept_count.
+// 4 elements a lane (all its depths together) stages all of them while the look-back goes on,
+// and after it only copies them out. The last tile writes the total kept to kept_count.
 // Needs: subgroup basic, arithmetic, ballot, vote; MODE_SINGLE_PASS also shaderInt64 and
 // shaderBufferInt64Atomics.
 #version 450
@@ -51,8 +55,12 @@ const uint DATA_INVOCATIONS = WORKGROUP_SIZE - LOOKBACK_LANES;  // the last subg
 #else
 const uint DATA_INVOCATIONS = WORKGROUP_SIZE;
 #endif
-const uint TILE = DATA_INVOCATIONS * ITEMS;
-const uint ROWS = ITEMS / 4;  // 16-byte loads per invocation
+// DEPTH (host define): loads of ITEMS a lane in a tile, 1 or 2 (see the header).
+#if DEPTH != 1 && (!LOOKBACK_SUBGROUP || DEPTH != 2 || defined(FORM_PARTITION))
+#error "a tile two loads deep belongs to the look-back subgroup's single pass, and not to partition"
+#endif
+const uint TILE = DATA_INVOCATIONS * ITEMS * DEPTH;
+const uint ROWS = ITEMS / 4;  // 16-byte loads per invocation at a time (one depth)
 
 // Each subgroup's slice of shared memory: 4 elements a lane, one row or a segment's few kept
 // elements at a time.
@@ -147,39 +155,56 @@ void main() {
 #endif
     // Load and test the segment's rows, and count the kept elements.
     bool data_subgroup = gl_SubgroupID * gl_SubgroupSize < DATA_INVOCATIONS;  // all but a look-back subgroup
-    uint segment_first = tile * TILE + gl_SubgroupID * gl_SubgroupSize * ITEMS;  // in the input
+    uint segment_first = tile * TILE + gl_SubgroupID * gl_SubgroupSize * ITEMS * DEPTH;  // in the input
     bool whole_tile = tile * TILE + TILE <= n;  // uniform: 16-byte loads throughout
     D4 v[ROWS];
     uint kept_bits[(ROWS + 7) / 8];  // which of a row's four are kept: 4 bits a row, 8 rows a word
-    uint lane_kept = 0;
+    uint segment_kept = 0;
+    uint staged_count = 0;  // kept elements staged in the slice
+    bool first_staged = true;  // the depths before the last (DEPTH 2: the first) are in the slice
     if (data_subgroup) {
-        [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-            uint first = segment_first + r * gl_SubgroupSize * 4 + gl_SubgroupInvocationID * 4;
-            uint bits = load_and_test(first, whole_tile, v[r]);
-            kept_bits[r / 8] = (r % 8 == 0 ? 0u : kept_bits[r / 8]) | bits << (4 * (r % 8));
-            lane_kept += bitCount(bits);
+        [[unroll]] for (uint d = 0; d < DEPTH; ++d) {
+            uint lane_kept = 0;
+            [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+                uint first = segment_first + (d * ROWS + r) * gl_SubgroupSize * 4 + gl_SubgroupInvocationID * 4;
+                uint bits = load_and_test(first, whole_tile, v[r]);
+                kept_bits[r / 8] = (r % 8 == 0 ? 0u : kept_bits[r / 8]) | bits << (4 * (r % 8));
+                lane_kept += bitCount(bits);
+            }
+            uint depth_kept = subgroupAdd(lane_kept);
+            segment_kept += depth_kept;
+            // The first depth's kept elements go to the slice if they fit, so that v can take
+            // the second; if they do not, they are read again after the look-back.
+            if (d + 1 < DEPTH) {
+                first_staged = depth_kept <= gl_SubgroupSize * SLICE_PER_LANE;
+                if (first_staged) {
+                    [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+                        staged_count += stage_row(v[r], row_bits(kept_bits, r), staged_count);
+                    }
+                }
+            }
         }
     }
-    uint segment_kept = subgroupAdd(lane_kept);
     // ANCHOR_END: ranks
     // ANCHOR: offset
     // The kept elements before this segment: in earlier tiles (before_tile), and in this one.
     uint before_tile, tile_kept, within_tile;
-    bool staged = false;  // the segment's kept elements all staged before the look-back's end
 #if LOOKBACK_SUBGROUP
     look_back_beside_start(tile, segment_kept);  // the aggregate (or the prefix) goes out at once
-    // Few kept elements (at most 4 a lane): stage the whole segment's while the look-back goes
+    // Few kept elements (at most 4 a lane): stage the last depth's too while the look-back goes
     // on, so that after it only the copy out is left.
-    staged = data_subgroup && segment_kept <= gl_SubgroupSize * SLICE_PER_LANE;
-    if (staged) {
-        uint at = 0;
+    bool all_staged = data_subgroup && first_staged && segment_kept <= gl_SubgroupSize * SLICE_PER_LANE;
+    if (all_staged) {
+        uint at = staged_count;
         [[unroll]] for (uint r = 0; r < ROWS; ++r) {
             at += stage_row(v[r], row_bits(kept_bits, r), at);
         }
+        staged_count = segment_kept;
     }
     // Its workgroup barrier also makes the staged elements visible to the subgroup's lanes.
     within_tile = look_back_beside_finish(before_tile, tile_kept);
 #else
+    const bool all_staged = false;
     // Only each subgroup's last lane brings its segment's count: every lane gets its offset.
     bool last_lane = gl_SubgroupInvocationID == gl_SubgroupSize - 1;
     within_tile = workgroup_exclusive_scan(last_lane ? segment_kept : 0u, tile_kept);  // has barriers
@@ -201,18 +226,46 @@ void main() {
     // end. Only subgroup operations from here: a look-back subgroup, with no elements, leaves.
     if (data_subgroup) {
         uint out_kept = before_tile + within_tile;
-        if (staged) {
-            copy_out(segment_kept, out_kept, false);
-            if (PARTITION) {
-                // Every lane has read its elements before the rejected ones are staged.
+        if (all_staged) {
+            copy_out(staged_count, out_kept, false);
+        } else if (first_staged) {
+            if (DEPTH > 1) {
+                // The first depth from the slice, then the last from v.
+                copy_out(staged_count, out_kept, false);
+                out_kept += staged_count;
+                // Every lane has read its elements before the slice takes rows again.
                 controlBarrier(gl_ScopeSubgroup, gl_ScopeSubgroup, gl_StorageSemanticsShared, gl_SemanticsAcquireRelease);
             }
-        } else {
             [[unroll]] for (uint r = 0; r < ROWS; ++r) {
                 out_kept += write_row(v[r], row_bits(kept_bits, r), out_kept, false);
             }
         }
+#if DEPTH > 1
+        else {
+            // The last depth from v first, after the first's kept elements (the segment's count
+            // less the last depth's), so that v is free before the first depth is read again.
+            uint last_kept = 0;
+            [[unroll]] for (uint w = 0; w < (ROWS + 7) / 8; ++w) {
+                last_kept += bitCount(kept_bits[w]);
+            }
+            uint out_last = out_kept + segment_values[gl_SubgroupID] - subgroupAdd(last_kept);
+            [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+                out_last += write_row(v[r], row_bits(kept_bits, r), out_last, false);
+            }
+            // DEPTH 2: the first depth, read again (from L2, mostly).
+            [[dont_unroll]] for (uint row = 0; row < (DEPTH - 1) * ROWS; ++row) {
+                uint first = segment_first + row * gl_SubgroupSize * 4 + gl_SubgroupInvocationID * 4;
+                D4 x;
+                uint bits = load_and_test(first, whole_tile, x);
+                out_kept += write_row(x, bits, out_kept, false);
+            }
+        }
+#endif
         if (PARTITION) {
+            if (all_staged) {
+                // Every lane has read its elements before the slice takes rows again.
+                controlBarrier(gl_ScopeSubgroup, gl_ScopeSubgroup, gl_StorageSemanticsShared, gl_SemanticsAcquireRelease);
+            }
             uint out_rejected = n - (segment_first - (before_tile + within_tile));  // n - rejected before
             [[unroll]] for (uint r = 0; r < ROWS; ++r) {
                 uint first = segment_first + r * gl_SubgroupSize * 4 + gl_SubgroupInvocationID * 4;

@@ -74,6 +74,13 @@ const FAULT_TESTS: &[FaultTest] = &[
         fault: "drop-workgroup",
         args: &["--keep-ratio", "50", "--variant", "single-pass", "--lookback", "narrow"],
     },
+    // With the look-back subgroup, half kept does not fit the slice: the first depth is read
+    // again after the look-back, so a shifted read must strike the same way twice.
+    FaultTest {
+        binary: "04_compaction",
+        fault: "off-by-one",
+        args: &["--keep-ratio", "50", "--variant", "single-pass", "--lookback", "subgroup"],
+    },
     // A tenth kept: with the look-back subgroup a segment's few kept elements are staged while
     // the look-back goes on, a path of its own.
     FaultTest {

@@ -43,9 +43,9 @@ struct Args {
     /// Percent of the elements kept (default: 0, 1, 10, 50, 99, 100; with --bench: 10, 50).
     #[arg(long, value_delimiter = ',')]
     keep_ratio: Vec<u32>,
-    /// Elements per invocation of the stable variants (a multiple of 4): a tile is (workgroup −
-    /// look-back subgroup) × items elements, held in registers across the look-back. Default:
-    /// by form (tile_shape).
+    /// Elements per invocation of the stable variants (a multiple of 4), loaded at once: a tile is
+    /// (workgroup − look-back subgroup) × items elements, twice that where the single pass loads
+    /// two depths (tile_depth). Default: by form (tile_shape).
     #[arg(long)]
     items: Option<u32>,
     /// Invocations per workgroup (a multiple of the largest subgroup size), the single pass's
@@ -174,6 +174,22 @@ fn tile_shape(form: Form, args: &Args) -> (u32, u32) {
 }
 // ANCHOR_END: tile_shape
 
+// ANCHOR: tile_depth
+/// Loads of `items` a lane in a single-pass tile: two for select and flags with the look-back
+/// subgroup (the first depth's kept elements staged in the slice while the second loads, or read
+/// again after the look-back), which halves the look-backs a byte at the same 32 registers; one
+/// for partition (which would read the first depth again for its rejected elements) and unique
+/// (48 registers at two, against 40), both measured slower at two on the H200 (chapter 04), and
+/// for the narrow look-back and the three passes.
+fn tile_depth(variant: Variant, form: Form, lookback_lanes: u32) -> u32 {
+    if variant == Variant::SinglePass && lookback_lanes > 0 && matches!(form, Form::Select | Form::Flags) {
+        2
+    } else {
+        1
+    }
+}
+// ANCHOR_END: tile_depth
+
 impl Variant {
     fn stable(self) -> bool {
         matches!(self, Variant::SinglePass | Variant::ThreePass)
@@ -243,7 +259,8 @@ impl<'c> Compactor<'c> {
             },
             _ => 0,
         };
-        let tile = if variant.stable() { (workgroup - lookback_lanes) * items } else { workgroup };
+        let depth = tile_depth(variant, form, lookback_lanes);
+        let tile = if variant.stable() { (workgroup - lookback_lanes) * items * depth } else { workgroup };
         let form_define = format!("FORM_{}", harness::value_name(form).to_uppercase());
         let kernel = |shader: &str, mode: &str| -> Result<Kernel<'c>> {
             let mut defines = vec![
@@ -252,6 +269,7 @@ impl<'c> Compactor<'c> {
                 ("ITEMS", items.to_string()),
                 ("MODE_SINGLE_PASS", u32::from(mode == "single").to_string()),
                 ("MODE_COUNT", u32::from(mode == "count").to_string()),
+                ("DEPTH", depth.to_string()),
             ];
             defines.extend(harness::lookback::defines(lookback_lanes));
             // --inject-fault: the workgroup (or tile) that holds PLANTED.
