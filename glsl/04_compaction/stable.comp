@@ -6,8 +6,8 @@
 // lanes' bit counts, one subgroupAdd a depth). With DEPTH 2 (the look-back subgroup's select and
 // flags) the first depth's kept elements are staged in the subgroup's slice (below) before the
 // second depth takes the registers, or, if they do not fit, read again after the look-back:
-// twice the elements a look-back, at the same registers. The segment's offset in the output,
-// the kept elements before it, comes from
+// twice the elements a look-back, with no more of them held (select stays at 32 registers on
+// the H200). The segment's offset in the output, the kept elements before it, comes from
 //   MODE_SINGLE_PASS: the decoupled look-back of 03 (lookback.glsl) over kept counts, in one
 //     pass: beside the loads, by a look-back subgroup that holds no elements
 //     (LOOKBACK_SUBGROUP), or after a workgroup scan of the segments' counts (narrow); tiles

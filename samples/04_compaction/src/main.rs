@@ -177,10 +177,11 @@ fn tile_shape(form: Form, args: &Args) -> (u32, u32) {
 // ANCHOR: tile_depth
 /// Loads of `items` a lane in a single-pass tile: two for select and flags with the look-back
 /// subgroup (the first depth's kept elements staged in the slice while the second loads, or read
-/// again after the look-back), which halves the look-backs a byte at the same 32 registers; one
-/// for partition (which would read the first depth again for its rejected elements) and unique
-/// (48 registers at two, against 40), both measured slower at two on the H200 (chapter 04), and
-/// for the narrow look-back and the three passes.
+/// again after the look-back), which halves the look-backs a byte with no more elements held
+/// (select stays at 32 registers on the H200, flags takes 37); one for partition (which would
+/// read the first depth again for its rejected elements) and unique (48 registers at two,
+/// against 40), both measured slower at two on the H200 (chapter 04), and for the narrow
+/// look-back and the three passes.
 fn tile_depth(variant: Variant, form: Form, lookback_lanes: u32) -> u32 {
     if variant == Variant::SinglePass && lookback_lanes > 0 && matches!(form, Form::Select | Form::Flags) {
         2
