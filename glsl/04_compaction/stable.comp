@@ -70,6 +70,11 @@ uint slice_start() {
     return gl_SubgroupID * gl_SubgroupSize * SLICE_PER_LANE;
 }
 
+// This lane's first element of row `row` of the segment that starts at `segment_first`.
+uint lane_first(uint segment_first, uint row) {
+    return segment_first + row * gl_SubgroupSize * 4 + gl_SubgroupInvocationID * 4;
+}
+
 // ANCHOR: test
 // Load row r of this lane's segment, four elements from `first` (the row's element for this
 // lane, an index into the input), into v; return which of them are kept, as bits 0..3.
@@ -166,7 +171,7 @@ void main() {
         [[unroll]] for (uint d = 0; d < DEPTH; ++d) {
             uint lane_kept = 0;
             [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-                uint first = segment_first + (d * ROWS + r) * gl_SubgroupSize * 4 + gl_SubgroupInvocationID * 4;
+                uint first = lane_first(segment_first, d * ROWS + r);
                 uint bits = load_and_test(first, whole_tile, v[r]);
                 kept_bits[r / 8] = (r % 8 == 0 ? 0u : kept_bits[r / 8]) | bits << (4 * (r % 8));
                 lane_kept += bitCount(bits);
@@ -254,7 +259,7 @@ void main() {
             }
             // DEPTH 2: the first depth, read again (from L2, mostly).
             [[dont_unroll]] for (uint row = 0; row < (DEPTH - 1) * ROWS; ++row) {
-                uint first = segment_first + row * gl_SubgroupSize * 4 + gl_SubgroupInvocationID * 4;
+                uint first = lane_first(segment_first, row);
                 D4 x;
                 uint bits = load_and_test(first, whole_tile, x);
                 out_kept += write_row(x, bits, out_kept, false);
@@ -268,7 +273,7 @@ void main() {
             }
             uint out_rejected = n - (segment_first - (before_tile + within_tile));  // n - rejected before
             [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-                uint first = segment_first + r * gl_SubgroupSize * 4 + gl_SubgroupInvocationID * 4;
+                uint first = lane_first(segment_first, r);
                 uint rejected_bits = ~row_bits(kept_bits, r) & in_range4(first);
                 out_rejected -= write_row(v[r], rejected_bits, out_rejected, true);
             }
