@@ -1,5 +1,6 @@
-//! `cargo xtask bench [--quick] [--out FILE] [--bin-dir DIR] [--peers FILE]`: every sample's
-//! `--bench --json` run gathered into one JSON document, the record of a measurement:
+//! `cargo xtask bench [--quick] [--out FILE] [--bin-dir DIR] [--peers FILE] [--resume FILE]`:
+//! every sample's `--bench --json` run gathered into one JSON document, the record of a
+//! measurement:
 //!
 //! ```text
 //! { "schema": "subgroup-suite-bench/1", "commit": "<git HEAD at build time>",
@@ -11,13 +12,18 @@
 //!
 //! With `--bin-dir` it runs prebuilt binaries and builds nothing, so it works where there is no
 //! cargo and no project (a GPU machine the binaries were carried to).
+//!
+//! `--out` is written again after each sample, so a run cut short (a time limit) leaves a
+//! record of the samples it finished. `--resume FILE` takes such a record of the same build and
+//! runs only the samples it lacks or that did not pass there; the record keeps FILE's date (when
+//! the measurement began) and its peers unless `--peers` is given.
 
 use std::fs;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-use crate::json;
+use crate::json::{self, Value};
 use crate::report::Document;
 use crate::samples::{self, run_captured, Outcome, Samples, EXIT_FALLBACK, EXIT_SKIP, NO_BENCH, PROPERTIES};
 use crate::{prereqs, progress, reserve_stdout, step, Error, Result};
@@ -39,6 +45,7 @@ struct Options {
     out: Option<PathBuf>,
     bin_dir: Option<PathBuf>,
     peers: Option<PathBuf>,
+    resume: Option<PathBuf>,
 }
 
 impl Options {
@@ -59,6 +66,7 @@ impl Options {
                 "--out" => value(&mut options.out)?,
                 "--bin-dir" => value(&mut options.bin_dir)?,
                 "--peers" => value(&mut options.peers)?,
+                "--resume" => value(&mut options.resume)?,
                 other => return Err(Error::usage(format!("bench: unexpected argument `{other}`"))),
             }
         }
@@ -87,6 +95,18 @@ impl BenchRun {
 
     fn document(&self) -> Option<Document> {
         Document::parse(&self.stdout).ok()
+    }
+
+    /// The run that wrote `document`, if it passed or skipped (what `--resume` keeps).
+    fn passed(document: String) -> Option<Self> {
+        let parsed = json::parse(&document).ok()?;
+        let code = match parsed.get("status").and_then(Value::as_str)? {
+            "PASS" => 0,
+            "SKIP" => EXIT_SKIP,
+            _ => return None,
+        };
+        let name = parsed.get("sample").and_then(Value::as_str)?.to_string();
+        Some(BenchRun { name, code: Some(code), stdout: document })
     }
 
     /// The sample's document as it wrote it, or a stand-in naming the sample and its exit
@@ -123,33 +143,52 @@ pub fn run(root: &Path, args: &[String]) -> Result {
     if !samples.contains(PROPERTIES) {
         return Err(Error::usage(format!("bench: no {PROPERTIES} among the samples")));
     }
-    let mut runs = vec![run_sample(&samples, PROPERTIES, &["--json"])];
-    for name in samples.names.iter().filter(|name| !NO_BENCH.contains(&name.as_str())) {
-        let mut args = vec!["--bench", "--json"];
-        if options.quick {
-            args.extend(QUICK_ARGS);
-        }
-        runs.push(run_sample(&samples, name, &args));
-    }
-
-    let mut problems: Vec<String> = runs
-        .iter()
-        .filter(|run| !run.succeeded())
-        .map(|run| format!("{} {}", run.name, Outcome::from_code(run.code).label()))
-        .collect();
+    let mut earlier = match &options.resume {
+        Some(path) => Earlier::read(path, options.quick)?,
+        None => Earlier { date: utc_minute(started), runs: Vec::new(), peers: None },
+    };
+    let mut problems = Vec::new();
     // A bad peers file loses the peers, not the measurement: recorded as null, bench fails.
-    let peers = options.peers.as_deref().and_then(|path| match read_peers(path) {
-        Ok(peers) => Some(peers),
-        Err(why) => {
+    let peers = match options.peers.as_deref().map(read_peers) {
+        Some(Ok(peers)) => Some(peers),
+        Some(Err(why)) => {
             eprintln!("bench: {why}; \"peers\" is null");
             problems.push(why);
             None
         }
-    });
-    let document = bench_document(&runs, options.quick, &utc_minute(started), peers.as_deref());
+        None => earlier.peers.take(),
+    };
+    let names = std::iter::once(PROPERTIES)
+        .chain(samples.names.iter().map(String::as_str).filter(|name| !NO_BENCH.contains(name)));
+    let mut runs = Vec::new();
+    for name in names {
+        if let Some(at) = earlier.runs.iter().position(|run| run.name == name) {
+            progress(format!("==> {name}: kept from the resumed record"));
+            runs.push(earlier.runs.swap_remove(at));
+            continue;
+        }
+        let mut args = vec!["--json"];
+        if name != PROPERTIES {
+            args.insert(0, "--bench");
+            if options.quick {
+                args.extend(QUICK_ARGS);
+            }
+        }
+        runs.push(run_sample(&samples, name, &args));
+        if let Some(path) = &options.out {
+            write_record(path, &bench_document(&runs, options.quick, &earlier.date, peers.as_deref()))?;
+        }
+    }
+
+    problems.extend(
+        runs.iter()
+            .filter(|run| !run.succeeded())
+            .map(|run| format!("{} {}", run.name, Outcome::from_code(run.code).label())),
+    );
+    let document = bench_document(&runs, options.quick, &earlier.date, peers.as_deref());
     match &options.out {
         Some(path) => {
-            fs::write(path, &document).map_err(|e| Error::failed(format!("cannot write {}: {e}", path.display())))?;
+            write_record(path, &document)?;
             progress(format!("bench: wrote {}", path.display()));
         }
         None => io::stdout()
@@ -169,17 +208,58 @@ fn run_sample(samples: &Samples, name: &str, args: &[&str]) -> BenchRun {
     step(&format!("{name} {}", args.join(" ")));
     let mut cmd = samples.command(name);
     cmd.args(args);
+    let started = Instant::now();
     match run_captured(&mut cmd) {
         Ok(run) => {
             if run.status.code().is_none() {
                 eprintln!("{name}: crashed ({})", run.status);
             }
+            let outcome = Outcome::from_code(run.status.code()).label();
+            progress(format!("{name}: {outcome} after {:.0} s", started.elapsed().as_secs_f64()));
             BenchRun { name: name.to_string(), code: run.status.code(), stdout: run.stdout }
         }
         Err(e) => {
             eprintln!("{name}: cannot run {}: {e}", samples.path(name).display());
             BenchRun { name: name.to_string(), code: None, stdout: String::new() }
         }
+    }
+}
+
+/// Writes a record whole or not at all: a run killed while writing keeps the previous one.
+fn write_record(path: &Path, document: &str) -> Result {
+    let mut partial = path.as_os_str().to_owned();
+    partial.push(".partial");
+    fs::write(&partial, document)
+        .and_then(|()| fs::rename(&partial, path))
+        .map_err(|e| Error::failed(format!("cannot write {}: {e}", path.display())))
+}
+
+/// What `--resume` takes from an earlier record: its date, its peers and its passed runs.
+struct Earlier {
+    date: String,
+    runs: Vec<BenchRun>,
+    peers: Option<String>,
+}
+
+impl Earlier {
+    fn read(path: &Path, quick: bool) -> Result<Self> {
+        let shown = path.display();
+        let text = fs::read_to_string(path).map_err(|e| Error::usage(format!("bench: cannot read {shown}: {e}")))?;
+        let record = json::parse(&text).map_err(|e| Error::usage(format!("bench: {shown}: {e}")))?;
+        let commit = record.get("commit").and_then(Value::as_str).unwrap_or("none");
+        if record.get("schema").and_then(Value::as_str) != Some(SCHEMA) || commit != COMMIT {
+            return Err(Error::usage(format!(
+                "bench: {shown} is not a record of these binaries (commit {commit}, these are {COMMIT})"
+            )));
+        }
+        if record.get("quick") != Some(&Value::Bool(quick)) {
+            return Err(Error::usage(format!("bench: {shown} was {}a --quick run", if quick { "not " } else { "" })));
+        }
+        let date = record.get("date").and_then(Value::as_str).unwrap_or_default().to_string();
+        let samples = json::raw_member(&text, "samples").and_then(json::raw_elements).unwrap_or_default();
+        let runs = samples.iter().filter_map(|raw| BenchRun::passed(json::outdent(raw, "    "))).collect();
+        let peers = json::raw_member(&text, "peers").filter(|peers| *peers != "null");
+        Ok(Earlier { date, runs, peers: peers.map(|peers| json::outdent(peers, "  ")) })
     }
 }
 
@@ -300,6 +380,8 @@ mod tests {
         assert_eq!(all.out.as_deref(), Some(Path::new("o.json")));
         assert_eq!(all.bin_dir.as_deref(), Some(Path::new("bin")));
         assert_eq!(all.peers.as_deref(), Some(Path::new("p.json")));
+        let resume = Options::parse(&args(&["--resume", "r.json"])).unwrap();
+        assert_eq!(resume.resume.as_deref(), Some(Path::new("r.json")));
         assert!(Options::parse(&args(&["--out"])).is_err());
         assert!(Options::parse(&args(&["--out", "a", "--out", "b"])).is_err());
         assert!(Options::parse(&args(&["--iters", "5"])).is_err());
@@ -334,6 +416,29 @@ mod tests {
         let no_peers = bench_document(&runs[..1], false, "d", None);
         let no_peers = json::parse(&no_peers).unwrap();
         assert_eq!((no_peers.get("device"), no_peers.get("peers")), (Some(&Value::Null), Some(&Value::Null)));
+    }
+
+    #[test]
+    fn resume_keeps_the_passed_runs_date_and_peers() {
+        let properties = "{\n  \"sample\": \"00_properties\",\n  \"status\": \"PASS\",\n  \"device\": null\n}";
+        let reduce = document("PASS", Some("DiscreteGpu"), &[("fast add u32", "PASS")]);
+        let runs = [
+            BenchRun { name: PROPERTIES.into(), code: Some(0), stdout: properties.into() },
+            BenchRun { name: "02_reduce".into(), code: Some(0), stdout: reduce.clone() },
+            BenchRun { name: "03_scan".into(), code: Some(1), stdout: document("FAIL", None, &[]) },
+        ];
+        let peers = "{\n  \"device\": \"NVIDIA H200\"\n}";
+        let path = std::env::temp_dir().join(format!("xtask-resume-{}.json", std::process::id()));
+        write_record(&path, &bench_document(&runs, false, "2025-12-01 02:30 UTC", Some(peers))).unwrap();
+        let earlier = Earlier::read(&path, false).unwrap();
+        assert_eq!(earlier.date, "2025-12-01 02:30 UTC");
+        assert_eq!(earlier.peers.as_deref(), Some(peers));
+        let kept: Vec<_> = earlier.runs.iter().map(|run| (run.name.as_str(), run.stdout.as_str())).collect();
+        assert_eq!(kept, [(PROPERTIES, properties), ("02_reduce", reduce.trim())]);
+        assert!(Earlier::read(&path, true).is_err(), "a full record does not resume a --quick run");
+        fs::write(&path, "{\"schema\": \"subgroup-suite-bench/1\", \"commit\": \"0000000\"}").unwrap();
+        assert!(Earlier::read(&path, false).is_err(), "another build's record is refused");
+        fs::remove_file(&path).unwrap();
     }
 
     #[test]

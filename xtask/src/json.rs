@@ -87,6 +87,30 @@ pub fn raw_member<'a>(text: &'a str, key: &str) -> Option<&'a str> {
     }
 }
 
+/// The elements of the JSON array `text`, each exactly as written. `None` if `text` is not an
+/// array.
+pub fn raw_elements(text: &str) -> Option<Vec<&str>> {
+    let mut parser = Parser { text, pos: 0 };
+    parser.skip_whitespace();
+    parser.expect(b'[').ok()?;
+    let mut elements = Vec::new();
+    parser.skip_whitespace();
+    if parser.eat(b']') {
+        return Some(elements);
+    }
+    loop {
+        parser.skip_whitespace();
+        let start = parser.pos;
+        parser.value().ok()?;
+        elements.push(&text[start..parser.pos]);
+        parser.skip_whitespace();
+        if parser.eat(b']') {
+            return Some(elements);
+        }
+        parser.expect(b',').ok()?;
+    }
+}
+
 /// `text` as a JSON string literal, quotes included.
 pub fn quote(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
@@ -110,6 +134,11 @@ pub fn quote(text: &str) -> String {
 /// Safe for any JSON text: line breaks inside strings are always escaped.
 pub fn indent(json: &str, indent: &str) -> String {
     json.trim().replace('\n', &format!("\n{indent}"))
+}
+
+/// `json` with `indent` taken away after each line break: the text [`indent`] was given.
+pub fn outdent(json: &str, indent: &str) -> String {
+    json.trim().replace(&format!("\n{indent}"), "\n")
 }
 
 struct Parser<'a> {
@@ -272,6 +301,19 @@ impl Parser<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn raw_elements_and_outdent_give_back_what_was_nested() {
+        let inner = "{\n  \"a\": [1, 2],\n  \"b\": \"x\\ny\"\n}";
+        let outer = format!("[\n    {},\n    2, \"three\" ]", indent(inner, "    "));
+        let elements = raw_elements(&outer).unwrap();
+        assert_eq!(elements.len(), 3);
+        assert_eq!(outdent(elements[0], "    "), inner);
+        assert_eq!(elements[1..], ["2", "\"three\""]);
+        assert_eq!(raw_elements("[]"), Some(vec![]));
+        assert_eq!(raw_elements("{}"), None);
+        assert_eq!(raw_elements("[1,"), None);
+    }
 
     #[test]
     fn parses_a_sample_document() {
