@@ -45,7 +45,7 @@ struct Args {
     keep_ratio: Vec<u32>,
     /// Elements per invocation of the stable variants (a multiple of 4), loaded at once: a tile is
     /// (workgroup − look-back subgroup) × items elements, twice that where the single pass loads
-    /// two depths (tile_depth). Default: by form (tile_shape).
+    /// two depths (--depth). Default: by form (tile_shape).
     #[arg(long)]
     items: Option<u32>,
     /// Invocations per workgroup (a multiple of the largest subgroup size), the single pass's
@@ -58,6 +58,10 @@ struct Args {
     /// `narrow`, the first subgroup after the tile's count).
     #[arg(long, value_enum, default_value_t = Lookback::Auto)]
     lookback: Lookback,
+    /// single-pass select and flags with the look-back subgroup: loads of `items` a lane in a
+    /// tile, 1 or 2 (the other forms and look-backs load one). Default: by size (TWO_DEEP_FROM).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=2))]
+    depth: Option<u32>,
 }
 
 harness::sample_args!(Args);
@@ -108,8 +112,8 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
             for &variant in &variants {
                 let name =
                     format!("{} {} {ty:?}", harness::value_name(variant), harness::value_name(form)).to_lowercase();
-                if let Some(c) = report.skip_unless(&name, Compactor::new(ctx, variant, form, ty, args)?) {
-                    for kernel in &c.kernels {
+                if let Some(c) = report.skip_unless(&name, Compactor::new(ctx, variant, form, ty, args, args.depth)?) {
+                    for kernel in c.kernels.iter().chain(c.two_deep.iter().flat_map(|deep| &deep.kernels)) {
                         report.pipeline_stats(&name, kernel)?;
                     }
                     compactors.push((name, c));
@@ -122,6 +126,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                         timer.copy_ceiling(ctx, n * 4, report)?;
                     }
                     for (name, compactor) in &compactors {
+                        let compactor = compactor.at_size(n as usize);
                         let label = format!("{name} keep {ratio}%");
                         args.common.check_fault_reach(name, n, compactor.tile, PLANTED)?;
                         let mut b = compactor.buffers(&input)?;
@@ -175,20 +180,23 @@ fn tile_shape(form: Form, args: &Args) -> (u32, u32) {
 // ANCHOR_END: tile_shape
 
 // ANCHOR: tile_depth
-/// Loads of `items` a lane in a single-pass tile: two for select and flags with the look-back
+/// Whether a single-pass tile may load `items` a lane twice: select and flags with the look-back
 /// subgroup (the first depth's kept elements staged in the slice while the second loads, or read
 /// again after the look-back), which halves the look-backs a byte with no more elements held
-/// (select stays at 32 registers on the H200, flags takes 37); one for partition (which would
-/// read the first depth again for its rejected elements) and unique (48 registers at two,
-/// against 40), both measured slower at two on the H200 (chapter 04), and for the narrow
-/// look-back and the three passes.
-fn tile_depth(variant: Variant, form: Form, lookback_lanes: u32) -> u32 {
-    if variant == Variant::SinglePass && lookback_lanes > 0 && matches!(form, Form::Select | Form::Flags) {
-        2
-    } else {
-        1
-    }
+/// (select stays at 32 registers on the H200, flags takes 37). Not partition (which would read
+/// the first depth again for its rejected elements) nor unique (48 registers at two, against
+/// 40), both measured slower at two on the H200 (chapter 04), nor the narrow look-back and the
+/// three passes.
+fn two_deep_possible(variant: Variant, form: Form, lookback_lanes: u32) -> bool {
+    variant == Variant::SinglePass && lookback_lanes > 0 && matches!(form, Form::Select | Form::Flags)
 }
+
+/// Where two loads a tile pay, by default: from 2^25 elements. Half as many tiles means half
+/// the workgroups to overlap their look-backs, which costs more than it saves below that: on
+/// the H200, select at 10 % / 50 % kept took 9.25 / 11.04 µs at 2^20 loading twice and 7.97 /
+/// 9.39 µs loading once, 35.6 / 51.5 against 36.7 / 48.5 µs at 2^24, and 106.5 / 159.3 against
+/// 120.2 / 157.4 µs at 2^26 (chapter 04).
+const TWO_DEEP_FROM: usize = 1 << 25;
 // ANCHOR_END: tile_depth
 
 impl Variant {
@@ -207,6 +215,9 @@ struct Compactor<'c> {
     kernels: Vec<Kernel<'c>>,
     /// single-pass only: the three passes to fall back to when workgroups stall.
     fallback: Option<Box<Compactor<'c>>>,
+    /// The same single pass loading two depths a tile, for inputs of TWO_DEEP_FROM elements
+    /// or more (where two_deep_possible and --depth is not given).
+    two_deep: Option<Box<Compactor<'c>>>,
 }
 
 /// Device buffers for one input.
@@ -231,7 +242,16 @@ struct Compacted {
 }
 
 impl<'c> Compactor<'c> {
-    fn new(ctx: &'c Context, variant: Variant, form: Form, ty: F32OrU32, args: &Args) -> Result<Result<Self, String>> {
+    /// The variant's pipelines, loading `depth` depths a tile where it can (default: one, and
+    /// two for TWO_DEEP_FROM elements or more).
+    fn new(
+        ctx: &'c Context,
+        variant: Variant,
+        form: Form,
+        ty: F32OrU32,
+        args: &Args,
+        depth: Option<u32>,
+    ) -> Result<Result<Self, String>> {
         let ballot = SubgroupOps::BASIC | SubgroupOps::BALLOT;
         let stable = ballot | SubgroupOps::ARITHMETIC | SubgroupOps::VOTE;
         let needs = match variant {
@@ -260,7 +280,8 @@ impl<'c> Compactor<'c> {
             },
             _ => 0,
         };
-        let depth = tile_depth(variant, form, lookback_lanes);
+        let two_deep_possible = two_deep_possible(variant, form, lookback_lanes);
+        let depth = if two_deep_possible { depth.unwrap_or(1) } else { 1 };
         let tile = if variant.stable() { (workgroup - lookback_lanes) * items * depth } else { workgroup };
         let form_define = format!("FORM_{}", harness::value_name(form).to_uppercase());
         let kernel = |shader: &str, mode: &str| -> Result<Kernel<'c>> {
@@ -316,10 +337,22 @@ impl<'c> Compactor<'c> {
             }
         };
         let fallback = match variant {
-            Variant::SinglePass => Compactor::new(ctx, Variant::ThreePass, form, ty, args)?.map(Box::new).ok(),
+            Variant::SinglePass => Compactor::new(ctx, Variant::ThreePass, form, ty, args, None)?.map(Box::new).ok(),
             _ => None,
         };
-        Ok(Ok(Compactor { ctx, variant, tile, kernels, fallback }))
+        let two_deep = match two_deep_possible && args.depth.is_none() && depth == 1 {
+            true => Compactor::new(ctx, variant, form, ty, args, Some(2))?.map(Box::new).ok(),
+            false => None,
+        };
+        Ok(Ok(Compactor { ctx, variant, tile, kernels, fallback, two_deep }))
+    }
+
+    /// The pipelines for an input of `n` elements.
+    fn at_size(&self, n: usize) -> &Self {
+        match &self.two_deep {
+            Some(deep) if n >= TWO_DEEP_FROM => deep,
+            _ => self,
+        }
     }
 
     /// Tiles (stable variants) or workgroups (the others) over `n` elements.
