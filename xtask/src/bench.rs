@@ -387,15 +387,26 @@ mod tests {
         assert!(Options::parse(&args(&["--iters", "5"])).is_err());
     }
 
+    const PROPERTIES_DOCUMENT: &str =
+        "{\n  \"sample\": \"00_properties\",\n  \"status\": \"PASS\",\n  \"device\": null\n}";
+
+    fn reduce_document() -> String {
+        document("PASS", Some("DiscreteGpu"), &[("fast add u32", "PASS")])
+    }
+
+    /// 00_properties and 02_reduce, both passed, then `last`.
+    fn runs_then(last: BenchRun) -> [BenchRun; 3] {
+        [
+            BenchRun { name: PROPERTIES.into(), code: Some(0), stdout: PROPERTIES_DOCUMENT.into() },
+            BenchRun { name: "02_reduce".into(), code: Some(0), stdout: reduce_document() },
+            last,
+        ]
+    }
+
     #[test]
     fn the_document_splices_the_samples_verbatim() {
-        let properties = "{\n  \"sample\": \"00_properties\",\n  \"status\": \"PASS\",\n  \"device\": null\n}\n";
-        let reduce = document("PASS", Some("DiscreteGpu"), &[("fast add u32", "PASS")]);
-        let runs = [
-            BenchRun { name: PROPERTIES.into(), code: Some(0), stdout: properties.into() },
-            BenchRun { name: "02_reduce".into(), code: Some(0), stdout: reduce.clone() },
-            BenchRun { name: "03_scan".into(), code: None, stdout: "{ half a docu".into() },
-        ];
+        let reduce = reduce_document();
+        let runs = runs_then(BenchRun { name: "03_scan".into(), code: None, stdout: "{ half a docu".into() });
         let text = bench_document(&runs, true, "2025-12-01 02:30 UTC", Some("{\"device\": \"NVIDIA H200\"}"));
         let bench = json::parse(&text).unwrap();
         assert_eq!(bench.get("schema").and_then(Value::as_str), Some(SCHEMA));
@@ -420,13 +431,7 @@ mod tests {
 
     #[test]
     fn resume_keeps_the_passed_runs_date_and_peers() {
-        let properties = "{\n  \"sample\": \"00_properties\",\n  \"status\": \"PASS\",\n  \"device\": null\n}";
-        let reduce = document("PASS", Some("DiscreteGpu"), &[("fast add u32", "PASS")]);
-        let runs = [
-            BenchRun { name: PROPERTIES.into(), code: Some(0), stdout: properties.into() },
-            BenchRun { name: "02_reduce".into(), code: Some(0), stdout: reduce.clone() },
-            BenchRun { name: "03_scan".into(), code: Some(1), stdout: document("FAIL", None, &[]) },
-        ];
+        let runs = runs_then(BenchRun { name: "03_scan".into(), code: Some(1), stdout: document("FAIL", None, &[]) });
         let peers = "{\n  \"device\": \"NVIDIA H200\"\n}";
         let path = std::env::temp_dir().join(format!("xtask-resume-{}.json", std::process::id()));
         write_record(&path, &bench_document(&runs, false, "2025-12-01 02:30 UTC", Some(peers))).unwrap();
@@ -434,7 +439,7 @@ mod tests {
         assert_eq!(earlier.date, "2025-12-01 02:30 UTC");
         assert_eq!(earlier.peers.as_deref(), Some(peers));
         let kept: Vec<_> = earlier.runs.iter().map(|run| (run.name.as_str(), run.stdout.as_str())).collect();
-        assert_eq!(kept, [(PROPERTIES, properties), ("02_reduce", reduce.trim())]);
+        assert_eq!(kept, [(PROPERTIES, PROPERTIES_DOCUMENT), ("02_reduce", reduce_document().trim())]);
         assert!(Earlier::read(&path, true).is_err(), "a full record does not resume a --quick run");
         fs::write(&path, "{\"schema\": \"subgroup-suite-bench/1\", \"commit\": \"0000000\"}").unwrap();
         assert!(Earlier::read(&path, false).is_err(), "another build's record is refused");
