@@ -1,4 +1,4 @@
-//! `cargo xtask bench [--quick] [--out FILE] [--bin-dir DIR] [--peers FILE] [--resume FILE]`:
+//! `cargo xtask bench [--quick] [--out FILE] [--bin-dir DIR] [--peers FILE] [--resume RECORD]`:
 //! every sample's `--bench --json` run gathered into one JSON document, the record of a
 //! measurement:
 //!
@@ -14,9 +14,10 @@
 //! cargo and no project (a GPU machine the binaries were carried to).
 //!
 //! `--out` is written again after each sample, so a run cut short (a time limit) leaves a
-//! record of the samples it finished. `--resume FILE` takes such a record of the same build and
-//! runs only the samples it lacks or that did not pass there; the record keeps FILE's date (when
-//! the measurement began) and its peers unless `--peers` is given.
+//! record of the samples it finished. `--resume RECORD` takes such a record of the same clean
+//! build and runs only the samples it lacks or that did not pass there; the record keeps
+//! RECORD's date (when the measurement began) and its peers unless `--peers` is given. Samples
+//! that ran on different devices (name, driver, versions) fail the bench.
 
 use std::fs;
 use std::io::{self, Write};
@@ -144,7 +145,7 @@ pub fn run(root: &Path, args: &[String]) -> Result {
         return Err(Error::usage(format!("bench: no {PROPERTIES} among the samples")));
     }
     let mut earlier = match &options.resume {
-        Some(path) => Earlier::read(path, options.quick)?,
+        Some(path) => Earlier::read(path, options.quick, COMMIT)?,
         None => Earlier { date: utc_minute(started), runs: Vec::new(), peers: None },
     };
     let mut problems = Vec::new();
@@ -185,6 +186,9 @@ pub fn run(root: &Path, args: &[String]) -> Result {
             .filter(|run| !run.succeeded())
             .map(|run| format!("{} {}", run.name, Outcome::from_code(run.code).label())),
     );
+    if devices_differ(&runs) {
+        problems.push("the samples ran on different devices (a resumed record of another machine?)".into());
+    }
     let document = bench_document(&runs, options.quick, &earlier.date, peers.as_deref());
     match &options.out {
         Some(path) => {
@@ -225,6 +229,15 @@ fn run_sample(samples: &Samples, name: &str, args: &[&str]) -> BenchRun {
     }
 }
 
+/// Whether the runs name more than one device (text of their `device` members; null aside).
+fn devices_differ(runs: &[BenchRun]) -> bool {
+    let mut devices: Vec<&str> = runs.iter().filter_map(|run| json::raw_member(&run.stdout, "device")).collect();
+    devices.retain(|device| *device != "null");
+    devices.sort_unstable();
+    devices.dedup();
+    devices.len() > 1
+}
+
 /// Writes a record whole or not at all: a run killed while writing keeps the previous one.
 fn write_record(path: &Path, document: &str) -> Result {
     let mut partial = path.as_os_str().to_owned();
@@ -242,14 +255,18 @@ struct Earlier {
 }
 
 impl Earlier {
-    fn read(path: &Path, quick: bool) -> Result<Self> {
+    /// The record at `path`, if it is of the clean build `build` (a commit) and as quick.
+    fn read(path: &Path, quick: bool, build: &str) -> Result<Self> {
         let shown = path.display();
         let text = fs::read_to_string(path).map_err(|e| Error::usage(format!("bench: cannot read {shown}: {e}")))?;
         let record = json::parse(&text).map_err(|e| Error::usage(format!("bench: {shown}: {e}")))?;
         let commit = record.get("commit").and_then(Value::as_str).unwrap_or("none");
-        if record.get("schema").and_then(Value::as_str) != Some(SCHEMA) || commit != COMMIT {
+        // A build with uncommitted changes, or of unknown commit, says nothing about its code.
+        let clean = build != "unknown" && !build.ends_with("-dirty");
+        if record.get("schema").and_then(Value::as_str) != Some(SCHEMA) || commit != build || !clean {
             return Err(Error::usage(format!(
-                "bench: {shown} is not a record of these binaries (commit {commit}, these are {COMMIT})"
+                "bench: {shown} is not a record of these binaries, or they are not of a clean commit \
+                 (record {commit}, binaries {build})"
             )));
         }
         if record.get("quick") != Some(&Value::Bool(quick)) {
@@ -434,16 +451,25 @@ mod tests {
         let runs = runs_then(BenchRun { name: "03_scan".into(), code: Some(1), stdout: document("FAIL", None, &[]) });
         let peers = "{\n  \"device\": \"NVIDIA H200\"\n}";
         let path = std::env::temp_dir().join(format!("xtask-resume-{}.json", std::process::id()));
-        write_record(&path, &bench_document(&runs, false, "2025-12-01 02:30 UTC", Some(peers))).unwrap();
-        let earlier = Earlier::read(&path, false).unwrap();
+        let record = bench_document(&runs, false, "2025-12-01 02:30 UTC", Some(peers));
+        // As if made by a build of commit 0123abc, whatever this build is.
+        let record = record.replace(&json::quote(COMMIT), "\"0123abc\"");
+        write_record(&path, &record).unwrap();
+        let earlier = Earlier::read(&path, false, "0123abc").unwrap();
         assert_eq!(earlier.date, "2025-12-01 02:30 UTC");
         assert_eq!(earlier.peers.as_deref(), Some(peers));
         let kept: Vec<_> = earlier.runs.iter().map(|run| (run.name.as_str(), run.stdout.as_str())).collect();
         assert_eq!(kept, [(PROPERTIES, PROPERTIES_DOCUMENT), ("02_reduce", reduce_document().trim())]);
-        assert!(Earlier::read(&path, true).is_err(), "a full record does not resume a --quick run");
-        fs::write(&path, "{\"schema\": \"subgroup-suite-bench/1\", \"commit\": \"0000000\"}").unwrap();
-        assert!(Earlier::read(&path, false).is_err(), "another build's record is refused");
+        assert!(Earlier::read(&path, true, "0123abc").is_err(), "a full record does not resume a --quick run");
+        assert!(Earlier::read(&path, false, "4567def").is_err(), "another build's record is refused");
+        let dirty = record.replace("\"0123abc\"", "\"0123abc-dirty\"");
+        write_record(&path, &dirty).unwrap();
+        assert!(Earlier::read(&path, false, "0123abc-dirty").is_err(), "uncommitted changes are refused");
         fs::remove_file(&path).unwrap();
+
+        assert!(!devices_differ(&runs));
+        let other = document("PASS", Some("IntegratedGpu"), &[]);
+        assert!(devices_differ(&runs_then(BenchRun { name: "03_scan".into(), code: Some(0), stdout: other })));
     }
 
     #[test]

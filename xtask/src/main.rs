@@ -8,7 +8,7 @@
 //!   clippy, unit tests, then (skipped with `--quick`) every sample with `--validate --json`,
 //!   on lavapipe also at subgroup sizes 4 and 16, and the fault-injection runs, which must
 //!   FAIL every check. Stops at the first failing step; prints each step's wall time.
-//! * `cargo xtask bench [--quick] [--out FILE] [--bin-dir DIR] [--peers FILE] [--resume FILE]`:
+//! * `cargo xtask bench [--quick] [--out FILE] [--bin-dir DIR] [--peers FILE] [--resume RECORD]`:
 //!   every sample's `--bench --json` in one JSON document (see `bench.rs`); with `--bin-dir`,
 //!   prebuilt binaries and no build (for a machine without cargo); `--resume` finishes a
 //!   record that a time limit cut short.
@@ -46,7 +46,7 @@ commands:
   test [--quick]                      fmt, docs, clippy, unit tests, then every sample with
                                       --validate --json (on lavapipe also at subgroup sizes 4 and
                                       16) and the fault-injection runs (--quick skips the samples)
-  bench [--quick] [--out FILE] [--bin-dir DIR] [--peers FILE] [--resume FILE]
+  bench [--quick] [--out FILE] [--bin-dir DIR] [--peers FILE] [--resume RECORD]
                                       build, run 00_properties --json and every sample that has a
                                       bench mode with --bench --json, gather the documents into one
                                       JSON document in FILE (default: stdout).
@@ -54,7 +54,8 @@ commands:
                                       --bin-dir: the prebuilt binaries in DIR, no build;
                                       --peers: embed that JSON file (peers.py --json);
                                       --out is rewritten after each sample, and --resume
-                                      FILE runs only what that record of the same build lacks
+                                      RECORD runs only the samples that record of the same
+                                      build lacks or did not pass
   docs                                check docs includes, build the book with mdbook
 ";
 

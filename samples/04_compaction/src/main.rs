@@ -45,7 +45,7 @@ struct Args {
     keep_ratio: Vec<u32>,
     /// Elements per invocation of the stable variants (a multiple of 4), loaded at once: a tile is
     /// (workgroup − look-back subgroup) × items elements, twice that where the single pass loads
-    /// two depths (--depth). Default: by form (tile_shape).
+    /// two depths (from TWO_DEEP_FROM elements, or --depth 2). Default: by form (tile_shape).
     #[arg(long)]
     items: Option<u32>,
     /// Invocations per workgroup (a multiple of the largest subgroup size), the single pass's
@@ -106,15 +106,20 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
     let mut timer = Bench::start(ctx, &args.common, report)?;
     // Sizes: one, a prime, 2^20+3 (the last tile partial), and a random size.
     let sizes = harness::run_sizes(ctx, &args.common, &[1, 7, 1_000_003, harness::random::size(seed, 2, 1 << 21)]);
+    let largest = sizes.iter().max().map_or(0, |&n| n as usize);
     for &form in &forms {
         for &ty in &types {
             let mut compactors = Vec::new();
             for &variant in &variants {
                 let name =
                     format!("{} {} {ty:?}", harness::value_name(variant), harness::value_name(form)).to_lowercase();
-                if let Some(c) = report.skip_unless(&name, Compactor::new(ctx, variant, form, ty, args, args.depth)?) {
-                    for kernel in c.kernels.iter().chain(c.two_deep.iter().flat_map(|deep| &deep.kernels)) {
+                let compactor = Compactor::new(ctx, variant, form, ty, args, args.depth, largest)?;
+                if let Some(c) = report.skip_unless(&name, compactor) {
+                    for kernel in &c.kernels {
                         report.pipeline_stats(&name, kernel)?;
+                    }
+                    for kernel in c.two_deep.iter().flat_map(|deep| &deep.kernels) {
+                        report.pipeline_stats(&format!("{name} two deep"), kernel)?;
                     }
                     compactors.push((name, c));
                 }
@@ -179,7 +184,7 @@ fn tile_shape(form: Form, args: &Args) -> (u32, u32) {
 }
 // ANCHOR_END: tile_shape
 
-// ANCHOR: tile_depth
+// ANCHOR: two_deep
 /// Whether a single-pass tile may load `items` a lane twice: select and flags with the look-back
 /// subgroup (the first depth's kept elements staged in the slice while the second loads, or read
 /// again after the look-back), which halves the look-backs a byte with no more elements held
@@ -191,13 +196,13 @@ fn two_deep_possible(variant: Variant, form: Form, lookback_lanes: u32) -> bool 
     variant == Variant::SinglePass && lookback_lanes > 0 && matches!(form, Form::Select | Form::Flags)
 }
 
-/// Where two loads a tile pay, by default: from 2^25 elements. Half as many tiles means half
-/// the workgroups to overlap their look-backs, which costs more than it saves below that: on
-/// the H200, select at 10 % / 50 % kept took 9.25 / 11.04 µs at 2^20 loading twice and 7.97 /
-/// 9.39 µs loading once, 35.6 / 51.5 against 36.7 / 48.5 µs at 2^24, and 106.5 / 159.3 against
-/// 120.2 / 157.4 µs at 2^26 (chapter 04).
+/// Where two loads a tile pay, by default: from 2^25 elements. Half as many tiles leave half the
+/// workgroups to overlap their look-backs, which below that costs more than it saves. On the
+/// H200, select f32 at 10 % / 50 % kept, one load against two in one run: 37.17 / 48.58 against
+/// 35.52 / 51.89 µs at 2^24, 66.03 / 86.56 against 58.66 / 88.08 µs at 2^25; at 2^20 (two
+/// records) 7.97 / 9.39 against 9.25 / 11.04 µs (chapter 04).
 const TWO_DEEP_FROM: usize = 1 << 25;
-// ANCHOR_END: tile_depth
+// ANCHOR_END: two_deep
 
 impl Variant {
     fn stable(self) -> bool {
@@ -216,7 +221,7 @@ struct Compactor<'c> {
     /// single-pass only: the three passes to fall back to when workgroups stall.
     fallback: Option<Box<Compactor<'c>>>,
     /// The same single pass loading two depths a tile, for inputs of TWO_DEEP_FROM elements
-    /// or more (where two_deep_possible and --depth is not given).
+    /// or more (where two_deep_possible, --depth is not given and such an input will run).
     two_deep: Option<Box<Compactor<'c>>>,
 }
 
@@ -242,8 +247,8 @@ struct Compacted {
 }
 
 impl<'c> Compactor<'c> {
-    /// The variant's pipelines, loading `depth` depths a tile where it can (default: one, and
-    /// two for TWO_DEEP_FROM elements or more).
+    /// The variant's pipelines, loading `depth` depths a tile where it can (None: one, and also
+    /// two for inputs of TWO_DEEP_FROM elements or more if `largest` is one).
     fn new(
         ctx: &'c Context,
         variant: Variant,
@@ -251,6 +256,7 @@ impl<'c> Compactor<'c> {
         ty: F32OrU32,
         args: &Args,
         depth: Option<u32>,
+        largest: usize,
     ) -> Result<Result<Self, String>> {
         let ballot = SubgroupOps::BASIC | SubgroupOps::BALLOT;
         let stable = ballot | SubgroupOps::ARITHMETIC | SubgroupOps::VOTE;
@@ -281,6 +287,7 @@ impl<'c> Compactor<'c> {
             _ => 0,
         };
         let two_deep_possible = two_deep_possible(variant, form, lookback_lanes);
+        let build_two_deep = two_deep_possible && depth.is_none() && largest >= TWO_DEEP_FROM;
         let depth = if two_deep_possible { depth.unwrap_or(1) } else { 1 };
         let tile = if variant.stable() { (workgroup - lookback_lanes) * items * depth } else { workgroup };
         let form_define = format!("FORM_{}", harness::value_name(form).to_uppercase());
@@ -337,12 +344,14 @@ impl<'c> Compactor<'c> {
             }
         };
         let fallback = match variant {
-            Variant::SinglePass => Compactor::new(ctx, Variant::ThreePass, form, ty, args, None)?.map(Box::new).ok(),
+            Variant::SinglePass => Compactor::new(ctx, Variant::ThreePass, form, ty, args, None, 0)?.map(Box::new).ok(),
             _ => None,
         };
-        let two_deep = match two_deep_possible && args.depth.is_none() && depth == 1 {
-            true => Compactor::new(ctx, variant, form, ty, args, Some(2))?.map(Box::new).ok(),
-            false => None,
+        // Its needs are those of this one, which passed them.
+        let two_deep = if build_two_deep {
+            Compactor::new(ctx, variant, form, ty, args, Some(2), largest)?.map(Box::new).ok()
+        } else {
+            None
         };
         Ok(Ok(Compactor { ctx, variant, tile, kernels, fallback, two_deep }))
     }
