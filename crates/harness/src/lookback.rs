@@ -67,6 +67,17 @@ pub fn subgroup_lanes(ctx: &Context, choice: Lookback, workgroup: u32) -> Result
     Ok(Ok(size))
 }
 
+/// [`subgroup_lanes`] for a single pass, which first needs 64-bit buffer atomics (a tile's flag
+/// and value in one word); `Err` (a SKIP) when the device lacks them.
+pub fn single_pass_lanes(ctx: &Context, choice: Lookback, workgroup: u32) -> Result<Result<u32, String>> {
+    if !ctx.caps().has_int64_buffer_atomics() {
+        return Ok(Err("the device lacks 64-bit buffer atomics (shaderInt64, shaderBufferInt64Atomics), \
+                       which hold each tile's flag and value in one word"
+            .into()));
+    }
+    subgroup_lanes(ctx, choice, workgroup)
+}
+
 /// The largest epoch: a state's tag is epoch << 2 | flag in 32 bits.
 const MAX_EPOCH: u32 = (1 << 30) - 1;
 
@@ -137,11 +148,18 @@ impl<'c> TileStates<'c> {
     // ANCHOR_END: next_run
 
     /// Whether the last run over `tiles` tiles finished cleanly ([`completed`]), from the states
-    /// on the device and the sample's control words read back after it.
-    pub fn completed(&mut self, control: &[u32], tiles: u32) -> Result<bool> {
+    /// on the device and the sample's control words read back after it. If not, prints that the
+    /// single pass over `n` elements stalled and that `redo` redoes it.
+    pub fn completed(&mut self, control: &[u32], tiles: u32, n: usize, redo: &str) -> Result<bool> {
         let states = self.states.download().context("read the tile states")?;
         let [next_tile, tiles_written, stalled] = [0, 1, 2].map(|i| control[self.counters + i]);
-        Ok(completed(&states, next_tile, tiles_written, stalled, tiles, self.epochs.last()))
+        let done = completed(&states, next_tile, tiles_written, stalled, tiles, self.epochs.last());
+        if !done {
+            crate::out(format!(
+                "  single-pass n={n}: a workgroup gave up waiting for its predecessor (no forward progress?); {redo}"
+            ));
+        }
+        Ok(done)
     }
 }
 

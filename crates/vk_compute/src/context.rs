@@ -578,6 +578,13 @@ impl Context {
         SubgroupOps(self.caps.subgroup_ops.0 & !self.options.hidden_ops)
     }
 
+    /// Why a kernel that needs the subgroup operation families `needs` cannot run here, if it
+    /// cannot: the families the device lacks (the ones hidden with `--without-ops` too).
+    pub fn missing_subgroup_ops(&self, needs: u32) -> Option<String> {
+        let ops = self.subgroup_ops();
+        (!ops.has(needs)).then(|| format!("the device lacks subgroup operations {:?}", ops.missing(needs)))
+    }
+
     // ANCHOR: grid
     /// A dispatch grid of at least `groups` workgroups that respects the device's limits:
     /// `[x, y, 1]` with x ≤ maxComputeWorkGroupCount[0] and y as needed (Vulkan guarantees only

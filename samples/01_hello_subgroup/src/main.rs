@@ -47,9 +47,8 @@ fn main() -> ExitCode {
 
 fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
     args.common.reject_bench_options("01_hello_subgroup")?;
-    let ops = ctx.subgroup_ops();
-    if !ops.has(NEEDED) {
-        return Err(Unsupported(format!("the device lacks subgroup operations {:?}", ops.missing(NEEDED))).into());
+    if let Some(reason) = ctx.missing_subgroup_ops(NEEDED) {
+        return Err(Unsupported(reason).into());
     }
     // 64 is the seed article's workgroup; 100 leaves a partial subgroup at sizes 8, 16, 32, 64.
     let sizes = match args.common.size {

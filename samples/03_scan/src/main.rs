@@ -14,7 +14,7 @@
 use anyhow::{Context as _, Result};
 use clap::{Parser, ValueEnum};
 use harness::reference::{self, F32OrU32};
-use harness::{or_all, out, Bench, Report};
+use harness::{or_all, Bench, Report};
 use std::process::ExitCode;
 use std::rc::Rc;
 use vk_compute::{Barrier, Buffer, Context, Kernel, KernelDesc, Recorder, SubgroupOps};
@@ -275,17 +275,11 @@ impl<'c> Scanner<'c> {
                     | SubgroupOps::SHUFFLE,
             ),
         };
-        let ops = ctx.subgroup_ops();
-        if !ops.has(needs) {
-            return Ok(Err(format!("the device lacks subgroup operations {:?}", ops.missing(needs))));
-        }
-        if variant == Variant::SinglePass && !ctx.caps().has_int64_buffer_atomics() {
-            return Ok(Err("the device lacks 64-bit buffer atomics (shaderInt64, shaderBufferInt64Atomics), \
-                 which hold each tile's flag and value in one word"
-                .into()));
+        if let Some(reason) = ctx.missing_subgroup_ops(needs) {
+            return Ok(Err(reason));
         }
         let lookback_lanes = match variant {
-            Variant::SinglePass => match harness::lookback::subgroup_lanes(ctx, args.lookback, workgroup)? {
+            Variant::SinglePass => match harness::lookback::single_pass_lanes(ctx, args.lookback, workgroup)? {
                 Ok(lanes) => lanes,
                 Err(reason) => return Ok(Err(reason)),
             },
@@ -393,13 +387,9 @@ impl<'c> Scanner<'c> {
         rec.barrier(Barrier::TransferToCompute);
         self.record(&mut rec, b, input.len())?;
         rec.submit_and_wait().context("the checked scan")?;
-        let tiles = self.tiles(input.len());
-        if self.single_pass() && !b.tile_states.completed(&b.control.download().context("read the counters")?, tiles)? {
-            out(format!(
-                "  single-pass n={}: a workgroup gave up waiting for its predecessor (no forward progress?); \
-                 falling back to reduce-then-scan",
-                input.len()
-            ));
+        let (n, tiles) = (input.len(), self.tiles(input.len()));
+        let control = b.control.download().context("read the counters")?;
+        if self.single_pass() && !b.tile_states.completed(&control, tiles, n, "falling back to reduce-then-scan")? {
             let fallback = self.fallback.as_ref().context("single-pass stalled and there is no fallback")?;
             let output = fallback.scan(&mut fallback.buffers(input)?, input)?.output;
             return Ok(Scanned { output, fell_back: true });

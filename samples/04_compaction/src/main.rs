@@ -22,8 +22,9 @@ use anyhow::{Context as _, Result};
 use clap::{Parser, ValueEnum};
 use harness::lookback::Lookback;
 use harness::reference::{self, CompactionInput, F32OrU32, Form};
-use harness::{or_all, out, Bench, Report};
+use harness::{or_all, Bench, Report};
 use std::process::ExitCode;
+use std::rc::Rc;
 use vk_compute::{Barrier, Buffer, Context, Kernel, KernelDesc, Recorder, SubgroupOps};
 
 #[derive(Parser, Debug)]
@@ -113,7 +114,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
             for &variant in &variants {
                 let name =
                     format!("{} {} {ty:?}", harness::value_name(variant), harness::value_name(form)).to_lowercase();
-                let compactor = Compactor::new(ctx, variant, form, ty, args, args.depth, largest)?;
+                let compactor = Compactor::new(ctx, variant, form, ty, args, largest)?;
                 if let Some(c) = report.skip_unless(&name, compactor) {
                     for kernel in &c.kernels {
                         report.pipeline_stats(&name, kernel)?;
@@ -218,8 +219,9 @@ struct Compactor<'c> {
     tile: u32,
     /// naive, aggregated, single-pass: one kernel; three-pass: count, scan, scatter.
     kernels: Vec<Kernel<'c>>,
-    /// single-pass only: the three passes to fall back to when workgroups stall.
-    fallback: Option<Box<Compactor<'c>>>,
+    /// single-pass only: the three passes to fall back to when workgroups stall (one for
+    /// both depths).
+    fallback: Option<Rc<Compactor<'c>>>,
     /// The same single pass loading two depths a tile, for inputs of TWO_DEEP_FROM elements
     /// or more (where two_deep_possible, --depth is not given and such an input will run).
     two_deep: Option<Box<Compactor<'c>>>,
@@ -247,15 +249,14 @@ struct Compacted {
 }
 
 impl<'c> Compactor<'c> {
-    /// The variant's pipelines, loading `depth` depths a tile where it can (None: one, and also
-    /// two for inputs of TWO_DEEP_FROM elements or more if `largest` is one).
+    /// The variant's pipelines: one load a tile, or `--depth`; with neither and an input of
+    /// TWO_DEEP_FROM elements or more to come (`largest`), also those loading two.
     fn new(
         ctx: &'c Context,
         variant: Variant,
         form: Form,
         ty: F32OrU32,
         args: &Args,
-        depth: Option<u32>,
         largest: usize,
     ) -> Result<Result<Self, String>> {
         let ballot = SubgroupOps::BASIC | SubgroupOps::BALLOT;
@@ -265,12 +266,8 @@ impl<'c> Compactor<'c> {
             Variant::Aggregated => ballot,
             Variant::SinglePass | Variant::ThreePass => stable,
         };
-        let ops = ctx.subgroup_ops();
-        if !ops.has(needs) {
-            return Ok(Err(format!("the device lacks subgroup operations {:?}", ops.missing(needs))));
-        }
-        if variant == Variant::SinglePass && !ctx.caps().has_int64_buffer_atomics() {
-            return Ok(Err("the device lacks 64-bit buffer atomics (shaderInt64, shaderBufferInt64Atomics)".into()));
+        if let Some(reason) = ctx.missing_subgroup_ops(needs) {
+            return Ok(Err(reason));
         }
         let (workgroup, items) = match variant {
             Variant::SinglePass | Variant::ThreePass => tile_shape(form, args),
@@ -280,78 +277,82 @@ impl<'c> Compactor<'c> {
             return Ok(Err(reason));
         }
         let lookback_lanes = match variant {
-            Variant::SinglePass => match harness::lookback::subgroup_lanes(ctx, args.lookback, workgroup)? {
+            Variant::SinglePass => match harness::lookback::single_pass_lanes(ctx, args.lookback, workgroup)? {
                 Ok(lanes) => lanes,
                 Err(reason) => return Ok(Err(reason)),
             },
             _ => 0,
         };
-        let two_deep_possible = two_deep_possible(variant, form, lookback_lanes);
-        let build_two_deep = two_deep_possible && depth.is_none() && largest >= TWO_DEEP_FROM;
-        let depth = if two_deep_possible { depth.unwrap_or(1) } else { 1 };
-        let tile = if variant.stable() { (workgroup - lookback_lanes) * items * depth } else { workgroup };
         let form_define = format!("FORM_{}", harness::value_name(form).to_uppercase());
-        let kernel = |shader: &str, mode: &str| -> Result<Kernel<'c>> {
-            let mut defines = vec![
-                (if ty == F32OrU32::F32 { "DATA_F32" } else { "DATA_U32" }, "1".to_string()),
-                (form_define.as_str(), "1".to_string()),
-                ("ITEMS", items.to_string()),
-                ("MODE_SINGLE_PASS", u32::from(mode == "single").to_string()),
-                ("MODE_COUNT", u32::from(mode == "count").to_string()),
-                ("DEPTH", depth.to_string()),
-            ];
-            defines.extend(harness::lookback::defines(lookback_lanes));
-            // --inject-fault: the workgroup (or tile) that holds PLANTED.
-            defines.extend(args.common.fault_defines(PLANTED as u64, (PLANTED as u32 / tile).into()));
-            let desc = KernelDesc {
-                shader,
-                defines: defines.iter().map(|(k, v)| (*k, v.clone())).collect(),
-                buffers: 5,
-                push_constant_bytes: 12, // n, threshold bits, the single pass's epoch
-                workgroup_size: workgroup,
-                ..Default::default()
-            };
-            Kernel::new(ctx, &desc)
-        };
-        let kernels = match variant {
-            Variant::Naive => vec![kernel("04_compaction/naive.comp", "")?],
-            Variant::Aggregated => vec![kernel("04_compaction/aggregated.comp", "")?],
-            Variant::SinglePass => vec![kernel("04_compaction/stable.comp", "single")?],
-            Variant::ThreePass => {
-                // Pass 2, the exclusive scan of the tiles' counts in one workgroup, is 03's.
-                let scan = KernelDesc {
-                    shader: "03_scan/reduce_then_scan.comp",
-                    defines: ["TYPE_U32", "SCAN_INTRINSIC"]
-                        .map(|d| (d, "1".to_string()))
-                        .into_iter()
-                        .chain([
-                            ("EXCLUSIVE", "1".to_string()),
-                            ("ITEMS", items.to_string()),
-                            ("PASS", "2".to_string()),
-                        ])
-                        .collect(),
-                    buffers: 3,
-                    push_constant_bytes: 4,
+        // The tile and the kernels of a tile `depth` loads deep.
+        let pipelines = |depth: u32| -> Result<(u32, Vec<Kernel<'c>>)> {
+            let tile = if variant.stable() { (workgroup - lookback_lanes) * items * depth } else { workgroup };
+            let kernel = |shader: &str, mode: &str| -> Result<Kernel<'c>> {
+                let mut defines = vec![
+                    (if ty == F32OrU32::F32 { "DATA_F32" } else { "DATA_U32" }, "1".to_string()),
+                    (form_define.as_str(), "1".to_string()),
+                    ("ITEMS", items.to_string()),
+                    ("MODE_SINGLE_PASS", u32::from(mode == "single").to_string()),
+                    ("MODE_COUNT", u32::from(mode == "count").to_string()),
+                    ("DEPTH", depth.to_string()),
+                ];
+                defines.extend(harness::lookback::defines(lookback_lanes));
+                // --inject-fault: the workgroup (or tile) that holds PLANTED.
+                defines.extend(args.common.fault_defines(PLANTED as u64, (PLANTED as u32 / tile).into()));
+                let desc = KernelDesc {
+                    shader,
+                    defines: defines.iter().map(|(k, v)| (*k, v.clone())).collect(),
+                    buffers: 5,
+                    push_constant_bytes: 12, // n, threshold bits, the single pass's epoch
                     workgroup_size: workgroup,
                     ..Default::default()
                 };
-                let scan = Kernel::new(ctx, &scan)?;
-                vec![
-                    kernel("04_compaction/stable.comp", "count")?,
-                    scan,
-                    kernel("04_compaction/stable.comp", "scatter")?,
-                ]
-            }
+                Kernel::new(ctx, &desc)
+            };
+            let kernels = match variant {
+                Variant::Naive => vec![kernel("04_compaction/naive.comp", "")?],
+                Variant::Aggregated => vec![kernel("04_compaction/aggregated.comp", "")?],
+                Variant::SinglePass => vec![kernel("04_compaction/stable.comp", "single")?],
+                Variant::ThreePass => {
+                    // Pass 2, the exclusive scan of the tiles' counts in one workgroup, is 03's.
+                    let scan = KernelDesc {
+                        shader: "03_scan/reduce_then_scan.comp",
+                        defines: ["TYPE_U32", "SCAN_INTRINSIC"]
+                            .map(|d| (d, "1".to_string()))
+                            .into_iter()
+                            .chain([
+                                ("EXCLUSIVE", "1".to_string()),
+                                ("ITEMS", items.to_string()),
+                                ("PASS", "2".to_string()),
+                            ])
+                            .collect(),
+                        buffers: 3,
+                        push_constant_bytes: 4,
+                        workgroup_size: workgroup,
+                        ..Default::default()
+                    };
+                    let scan = Kernel::new(ctx, &scan)?;
+                    vec![
+                        kernel("04_compaction/stable.comp", "count")?,
+                        scan,
+                        kernel("04_compaction/stable.comp", "scatter")?,
+                    ]
+                }
+            };
+            Ok((tile, kernels))
         };
+        let two_deep_possible = two_deep_possible(variant, form, lookback_lanes);
+        let (tile, kernels) = pipelines(if two_deep_possible { args.depth.unwrap_or(1) } else { 1 })?;
         let fallback = match variant {
-            Variant::SinglePass => Compactor::new(ctx, Variant::ThreePass, form, ty, args, None, 0)?.map(Box::new).ok(),
+            Variant::SinglePass => Compactor::new(ctx, Variant::ThreePass, form, ty, args, 0)?.map(Rc::new).ok(),
             _ => None,
         };
-        // Its needs are those of this one, which passed them.
-        let two_deep = if build_two_deep {
-            Compactor::new(ctx, variant, form, ty, args, Some(2), largest)?.map(Box::new).ok()
-        } else {
-            None
+        let two_deep = match two_deep_possible && args.depth.is_none() && largest >= TWO_DEEP_FROM {
+            true => {
+                let (tile, kernels) = pipelines(2)?;
+                Some(Box::new(Compactor { ctx, variant, tile, kernels, fallback: fallback.clone(), two_deep: None }))
+            }
+            false => None,
         };
         Ok(Ok(Compactor { ctx, variant, tile, kernels, fallback, two_deep }))
     }
@@ -444,10 +445,8 @@ impl<'c> Compactor<'c> {
         self.record(&mut rec, b, n)?;
         rec.submit_and_wait().context("the checked compaction")?;
         let control = b.control.download().context("read the counters")?;
-        if self.variant == Variant::SinglePass && !b.tile_states.completed(&control, self.tiles(n))? {
-            out(format!(
-                "  single-pass n={n}: a workgroup gave up waiting (no forward progress?); three passes redo it"
-            ));
+        let single_pass = self.variant == Variant::SinglePass;
+        if single_pass && !b.tile_states.completed(&control, self.tiles(n), n, "three passes redo it")? {
             let fallback = self.fallback.as_ref().context("single pass stalled and there is no fallback")?;
             let redone = fallback.compact(&mut fallback.buffers(input)?, input)?;
             return Ok(Compacted { fell_back: true, ..redone });

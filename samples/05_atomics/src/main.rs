@@ -295,9 +295,8 @@ struct Buffers<'c> {
 impl<'c> Runner<'c> {
     fn new(ctx: &'c Context, workload: Workload, variant: Variant, args: &Args) -> Result<Result<Self, String>> {
         let needs = variant.needs(workload);
-        let ops = ctx.subgroup_ops();
-        if !ops.has(needs) {
-            return Ok(Err(format!("the device lacks subgroup operations {:?}", ops.missing(needs))));
+        if let Some(reason) = ctx.missing_subgroup_ops(needs) {
+            return Ok(Err(reason));
         }
         if let Some(reason) = ctx.partial_subgroups(WORKGROUP).filter(|_| needs != 0) {
             return Ok(Err(reason));
