@@ -347,12 +347,11 @@ impl<'c> Compactor<'c> {
             Variant::SinglePass => Compactor::new(ctx, Variant::ThreePass, form, ty, args, 0)?.map(Rc::new).ok(),
             _ => None,
         };
-        let two_deep = match two_deep_possible && args.depth.is_none() && largest >= TWO_DEEP_FROM {
-            true => {
-                let (tile, kernels) = pipelines(2)?;
-                Some(Box::new(Compactor { ctx, variant, tile, kernels, fallback: fallback.clone(), two_deep: None }))
-            }
-            false => None,
+        let two_deep = if two_deep_possible && args.depth.is_none() && largest >= TWO_DEEP_FROM {
+            let (tile, kernels) = pipelines(2)?;
+            Some(Box::new(Compactor { ctx, variant, tile, kernels, fallback: fallback.clone(), two_deep: None }))
+        } else {
+            None
         };
         Ok(Ok(Compactor { ctx, variant, tile, kernels, fallback, two_deep }))
     }
