@@ -23,7 +23,6 @@
 layout(std430, binding = 0) readonly buffer Src4 { D4 src4[]; };
 layout(std430, binding = 0) readonly buffer Src1 { D src1[]; };
 layout(std430, binding = 1) writeonly buffer Dst1 { D dst1[]; };
-layout(std430, binding = 1) writeonly buffer Dst4 { D4 dst4[]; };
 layout(std430, binding = 2) readonly buffer Flags { uint flags[]; };
 layout(std430, binding = 2) readonly buffer Flags4 { uvec4 flags4[]; };
 // kept, rejected (the unordered variants' slot counters; the stable ones write the total kept

@@ -120,27 +120,6 @@ uint stage_row(D4 v, uint bits, uint at) {
 // gl_SubgroupSize, ...: the store pattern of a copy kernel.
 void copy_out(uint count, uint out_at, bool reverse) {
     uint slice = slice_start();
-#if COPY_VEC4
-    if (!reverse) {
-        // 16-byte stores: chunk c is output elements 4 * (out_at / 4 + c) .. + 3.
-        uint pad = out_at & 3u;
-        uint chunks = (pad + count + 3) / 4;
-        for (uint c = gl_SubgroupInvocationID; c < chunks; c += gl_SubgroupSize) {
-            int k = int(4 * c) - int(pad);  // the chunk's first element in the slice
-            if (k >= 0 && uint(k) + 4 <= count) {
-                uint s = slice + uint(k);
-                dst4[out_at / 4 + c] = D4(staging[s], staging[s + 1], staging[s + 2], staging[s + 3]);
-            } else {
-                [[unroll]] for (int e = 0; e < 4; ++e) {
-                    if (k + e >= 0 && uint(k + e) < count) {
-                        dst1[out_at + uint(k + e)] = staging[slice + uint(k + e)];
-                    }
-                }
-            }
-        }
-        return;
-    }
-#endif
     for (uint j = gl_SubgroupInvocationID; j < count; j += gl_SubgroupSize) {
         dst1[reverse ? out_at - 1 - j : out_at + j] = staging[slice + j];
     }

@@ -284,11 +284,6 @@ impl<'c> Compactor<'c> {
             _ => 0,
         };
         let form_define = format!("FORM_{}", harness::value_name(form).to_uppercase());
-        let stable_shader = if std::env::var_os("COMPACT_LANES").is_some() {
-            "04_compaction/lanes.comp"
-        } else {
-            "04_compaction/stable.comp"
-        };
         // The tile and the kernels of a tile `depth` loads deep.
         let pipelines = |depth: u32| -> Result<(u32, Vec<Kernel<'c>>)> {
             let tile = if variant.stable() { (workgroup - lookback_lanes) * items * depth } else { workgroup };
@@ -300,7 +295,6 @@ impl<'c> Compactor<'c> {
                     ("MODE_SINGLE_PASS", u32::from(mode == "single").to_string()),
                     ("MODE_COUNT", u32::from(mode == "count").to_string()),
                     ("DEPTH", depth.to_string()),
-                    ("COPY_VEC4", u32::from(std::env::var_os("COMPACT_VEC4").is_some()).to_string()),
                 ];
                 defines.extend(harness::lookback::defines(lookback_lanes));
                 // --inject-fault: the workgroup (or tile) that holds PLANTED.
@@ -318,7 +312,7 @@ impl<'c> Compactor<'c> {
             let kernels = match variant {
                 Variant::Naive => vec![kernel("04_compaction/naive.comp", "")?],
                 Variant::Aggregated => vec![kernel("04_compaction/aggregated.comp", "")?],
-                Variant::SinglePass => vec![kernel(stable_shader, "single")?],
+                Variant::SinglePass => vec![kernel("04_compaction/stable.comp", "single")?],
                 Variant::ThreePass => {
                     // Pass 2, the exclusive scan of the tiles' counts in one workgroup, is 03's.
                     let scan = KernelDesc {
@@ -339,9 +333,9 @@ impl<'c> Compactor<'c> {
                     };
                     let scan = Kernel::new(ctx, &scan)?;
                     vec![
-                        kernel(stable_shader, "count")?,
+                        kernel("04_compaction/stable.comp", "count")?,
                         scan,
-                        kernel(stable_shader, "scatter")?,
+                        kernel("04_compaction/stable.comp", "scatter")?,
                     ]
                 }
             };
