@@ -1,6 +1,7 @@
 // lookback.glsl — decoupled look-back over tile states, shared by 03's single-pass scan and 04's
-// stable compaction. A tile's state is one 64-bit word, tag << 32 | value bits, stored and
-// loaded with relaxed device-scope atomics, so a reader never sees a flag without its value.
+// stable compaction. A tile's state is one 64-bit word, tag << 32 | value bits, published with
+// a relaxed device-scope atomicMax and loaded with a relaxed device-scope atomicLoad, so a
+// reader never sees a flag without its value.
 // The tag is epoch << 2 | flag: each run has a new epoch, so the states of earlier runs read as
 // NOT_READY and nothing is reset between runs (no fill, no barrier before the dispatch; only
 // the first run on a set of buffers, and one when the epoch wraps, zeroes them).
@@ -26,9 +27,14 @@ const uint HAS_AGGREGATE = 1;  // the value is the sum of the tile alone
 // cache line, so the hundreds of workgroups polling the newest states spread over many lines
 // (and L2 slices) instead of crowding the one or two lines that would hold them all packed.
 // STATE_STRIDE is a host define (16), so that the host reads the states with the same stride.
+// A state is published with atomicMax, not a store: within a run a tile's word only grows
+// (NOT_READY < HAS_AGGREGATE < HAS_PREFIX above the value bits, and an earlier run's epoch below
+// this run's), so whichever of a tile's two publishes lands last, the word ends with the prefix.
+// Two invocations may publish one tile (publish_prefix_once) with nothing ordering their
+// stores to buffer memory.
 void publish(uint tile, uint flag, LB_T value) {
     uint64_t state = (uint64_t((epoch << 2) | flag) << 32) | uint64_t(LB_TO_BITS(value));
-    atomicStore(tile_state[tile * STATE_STRIDE], state, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+    atomicMax(tile_state[tile * STATE_STRIDE], state, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
 }
 
 // Tiles before the first hold an inclusive prefix of 0.
@@ -183,11 +189,14 @@ LB_T look_back(uint tile, LB_T total) {
 // ANCHOR: publish_prefix_once
 // The hand-over between the look-back subgroup (`looked_back`) and the tile's last data
 // subgroup (one lane each): the second to arrive publishes the inclusive prefix. The last data
-// subgroup publishes the aggregate first unless the look-back is already in; then its increment
-// (release) orders that store before the look-back subgroup's publishing of the prefix (acquire)
-// when the look-back comes second, so the state word ends with the prefix.
+// subgroup publishes the aggregate first unless the look-back is already in. The counter's
+// acquire/release covers shared memory only (the other's sum in beside_before or
+// published_total): the two publishes to the state word need no order, since publish's
+// atomicMax keeps the prefix whichever lands last. (A store for publish and buffer memory in
+// these semantics, which ordered the two, made chapter 03's single pass 4 % slower at 2^28 on
+// the H200.)
 void publish_prefix_once(uint tile, bool looked_back) {
-    const int storage = gl_StorageSemanticsShared | gl_StorageSemanticsBuffer;
+    const int storage = gl_StorageSemanticsShared;
     if (!looked_back && atomicLoad(prefix_handoff, gl_ScopeWorkgroup, storage, gl_SemanticsAcquire) == 0) {
         publish(tile, HAS_AGGREGATE, published_total);  // the look-back is still going on
         if (atomicAdd(prefix_handoff, 1u, gl_ScopeWorkgroup, storage, gl_SemanticsAcquireRelease) == 0) {
