@@ -157,13 +157,22 @@ impl Bench {
         bench: Option<&Self>,
         ctx: &Context,
         record: impl FnMut(&mut Recorder<'_, 'r>) -> Result<()>,
-    ) -> Result<Option<GpuTimes>> {
-        bench.map(|b| b.time(ctx, record)).transpose()
+    ) -> Result<Option<Timed>> {
+        bench.map(|b| Ok(Timed { times: b.time(ctx, record)?, copy_gbps: b.copy_gbps })).transpose()
     }
+}
 
-    /// The row of a timed variant: GB/s from the `bytes` the work must move, % of the copy.
-    pub fn row(&self, report: &mut crate::Report, variant: &str, n: u64, bytes: u64, times: &GpuTimes) {
-        report.bench_row(BenchRow::new(variant, n, bytes, 0, times, self.copy_gbps));
+/// One variant's times, with the copy ceiling measured before them in the same run: what
+/// [`Bench::time_if`] gives, and the variant's row once its checked run has passed.
+pub struct Timed {
+    pub times: GpuTimes,
+    copy_gbps: Option<f64>,
+}
+
+impl Timed {
+    /// The variant's row: GB/s from the `bytes` the work must move, % of the copy.
+    pub fn row(&self, report: &mut crate::Report, variant: &str, n: u64, bytes: u64) {
+        report.bench_row(BenchRow::new(variant, n, bytes, 0, &self.times, self.copy_gbps));
     }
 }
 

@@ -14,13 +14,13 @@ mod subgroup_check;
 
 pub use bench::{
     bench_sizes, copy_between, copy_ceiling, empty_dispatch, largest_size, or_all, run_sizes, start_bench, time_gpu,
-    value_name, warm_up, warm_up_for, Bench, BenchRow, GpuTimes, Timing,
+    value_name, warm_up, warm_up_for, Bench, BenchRow, GpuTimes, Timed, Timing,
 };
 pub use compare::{compare_exact, compare_floats, Check};
 pub use report::{out, Report, Status};
 pub use run::{
-    check_size, check_tile_args, device_line, exit_with, run_plain, run_sample, CommonArgs, Fault, SampleArgs,
-    EXIT_ERROR, EXIT_FAIL, EXIT_FALLBACK, EXIT_PASS, EXIT_SKIP,
+    check_size, device_line, exit_with, run_plain, run_sample, CommonArgs, Fault, SampleArgs, TileArgs, EXIT_ERROR,
+    EXIT_FAIL, EXIT_FALLBACK, EXIT_PASS, EXIT_SKIP,
 };
 pub use serde_json;
 

@@ -185,12 +185,18 @@ impl Report {
         }
     }
 
-    /// Print a kernel's driver statistics on one line (nothing unless `--pipeline-stats`).
-    pub fn pipeline_stats(&mut self, variant: &str, kernel: &vk_compute::Kernel) -> anyhow::Result<()> {
-        let stats = kernel.statistics()?;
-        if !stats.is_empty() {
-            let list: Vec<String> = stats.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            out(format!("STATS {variant} [{}]: {}", kernel.name, list.join(", ")));
+    /// Print each kernel's driver statistics on one line (nothing unless `--pipeline-stats`).
+    pub fn pipeline_stats<'k, 'c: 'k>(
+        &mut self,
+        variant: &str,
+        kernels: impl IntoIterator<Item = &'k vk_compute::Kernel<'c>>,
+    ) -> anyhow::Result<()> {
+        for kernel in kernels {
+            let stats = kernel.statistics()?;
+            if !stats.is_empty() {
+                let list: Vec<String> = stats.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                out(format!("STATS {variant} [{}]: {}", kernel.name, list.join(", ")));
+            }
         }
         Ok(())
     }

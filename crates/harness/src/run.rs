@@ -317,20 +317,42 @@ pub fn check_size(ctx: &Context, n: u64, elem_bytes: u64) -> Result<()> {
     Ok(())
 }
 
-/// A tiled sample's `--workgroup` and `--items`, where given: the workgroup a multiple of the
-/// largest subgroup size (tiles are laid out by subgroup, and each subgroup's last lane brings
-/// its total: no partial subgroups), the items a multiple of 4 (16-byte loads) up to `max_items`.
-pub fn check_tile_args(ctx: &Context, workgroup: Option<u32>, items: Option<u32>, max_items: u32) -> Result<()> {
-    let largest = ctx.caps().subgroup_size_range().1;
-    if let Some(w) = workgroup.filter(|&w| w == 0 || !w.is_multiple_of(largest)) {
-        return vk_compute::setup_error(format!(
-            "--workgroup {w}: must be a multiple of the largest subgroup size {largest}"
-        ));
+/// The tile arguments of the samples whose stable variants work in tiles (03, 04): the
+/// workgroup, the elements per invocation and, for the single pass, who looks back. Flatten it
+/// into a sample's arguments; the sample's tile shapes (by n or by form) give the defaults.
+#[derive(clap::Args, Debug, Clone)]
+pub struct TileArgs {
+    /// Invocations per workgroup (a multiple of the largest subgroup size), the single pass's
+    /// look-back subgroup included. Default: the sample's tile shape (see its chapter).
+    #[arg(long)]
+    pub workgroup: Option<u32>,
+    /// Elements per invocation (a multiple of 4), loaded at once: a tile is (workgroup −
+    /// look-back subgroup) × items elements. Default: the sample's tile shape (see its chapter).
+    #[arg(long)]
+    pub items: Option<u32>,
+    /// single-pass: who looks back over the predecessors' states (auto: `subgroup`, a subgroup
+    /// beside the loads whose lanes hold no elements, on a GPU whose subgroup size is fixed, else
+    /// `narrow`, the first subgroup after the tile is loaded).
+    #[arg(long, value_enum, default_value_t = crate::lookback::Lookback::Auto)]
+    pub lookback: crate::lookback::Lookback,
+}
+
+impl TileArgs {
+    /// `--workgroup` and `--items`, where given: the workgroup a multiple of the largest
+    /// subgroup size (tiles are laid out by subgroup, and each subgroup's last lane brings its
+    /// total: no partial subgroups), the items a multiple of 4 (16-byte loads) up to `max_items`.
+    pub fn check(&self, ctx: &Context, max_items: u32) -> Result<()> {
+        let largest = ctx.caps().subgroup_size_range().1;
+        if let Some(w) = self.workgroup.filter(|&w| w == 0 || !w.is_multiple_of(largest)) {
+            return vk_compute::setup_error(format!(
+                "--workgroup {w}: must be a multiple of the largest subgroup size {largest}"
+            ));
+        }
+        if let Some(i) = self.items.filter(|&i| i == 0 || !i.is_multiple_of(4) || i > max_items) {
+            return vk_compute::setup_error(format!("--items {i}: must be a multiple of 4 in 4..={max_items}"));
+        }
+        Ok(())
     }
-    if let Some(i) = items.filter(|&i| i == 0 || !i.is_multiple_of(4) || i > max_items) {
-        return vk_compute::setup_error(format!("--items {i}: must be a multiple of 4 in 4..={max_items}"));
-    }
-    Ok(())
 }
 
 fn fresh_seed() -> u64 {

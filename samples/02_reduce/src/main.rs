@@ -131,7 +131,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                 for &variant in &variants {
                     let name = format!("{}{suffix}", variant_name(variant, op, ty));
                     if let Some(reducer) = report.skip_unless(&name, Reducer::new(ctx, variant, ty, op, args)?) {
-                        report.pipeline_stats(&name, &reducer.kernel)?;
+                        report.pipeline_stats(&name, [&reducer.kernel])?;
                         reducers.push((name, reducer));
                     }
                 }
@@ -147,8 +147,8 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                         // The checked run: the result poisoned first, then one reduction.
                         reducer.run_once(&buffers).with_context(|| format!("{name} n={n}"))?;
                         report.check(name, Some(n), &reducer.verify(&mut buffers, ty, op, kind, &input)?);
-                        if let (Some(b), Some(times)) = (&bench, &timed) {
-                            b.row(report, name, n, n * 4, times); // one read of every element
+                        if let Some(t) = &timed {
+                            t.row(report, name, n, n * 4); // one read of every element
                         }
                     }
                 }

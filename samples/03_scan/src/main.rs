@@ -36,19 +36,10 @@ struct Args {
     /// Which element types (default: both).
     #[arg(long = "type", value_enum, value_delimiter = ',')]
     ty: Vec<F32OrU32>,
-    /// Invocations per workgroup (a multiple of the subgroup size), the single pass's
-    /// look-back subgroup included. Default: 256, and for the single pass by n
-    /// (SINGLE_PASS_TILES).
-    #[arg(long)]
-    workgroup: Option<u32>,
-    /// Elements per invocation (a multiple of 4); a tile is (workgroup − look-back subgroup) ×
-    /// items elements. Default: 32, and for the single pass by n (SINGLE_PASS_TILES).
-    #[arg(long)]
-    items: Option<u32>,
-    /// single-pass: who looks back over the predecessors' states (auto: `subgroup` on a GPU
-    /// whose subgroup size is fixed, else `narrow`).
-    #[arg(long, value_enum, default_value_t = harness::lookback::Lookback::Auto)]
-    lookback: harness::lookback::Lookback,
+    /// --workgroup, --items (default: 256 × 32, and for the single pass by n, SINGLE_PASS_TILES)
+    /// and --lookback.
+    #[command(flatten)]
+    tile: harness::TileArgs,
 }
 
 harness::sample_args!(Args);
@@ -125,9 +116,9 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
     if let Some(n) = args.common.size {
         harness::check_size(ctx, n, 4)?;
     }
-    harness::check_tile_args(ctx, args.workgroup, args.items, 64)?;
+    args.tile.check(ctx, 64)?;
     let variants = or_all(&args.variant, Variant::value_variants());
-    if args.lookback != harness::lookback::Lookback::Auto && !variants.contains(&Variant::SinglePass) {
+    if args.tile.lookback != harness::lookback::Lookback::Auto && !variants.contains(&Variant::SinglePass) {
         return vk_compute::setup_error("--lookback changes the single pass only: add --variant single-pass");
     }
     if args.common.inject_fault.is_some() && args.common.size.is_none() {
@@ -161,20 +152,18 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                 // One fallback for every tile shape of the single pass.
                 let fallback = match variant {
                     Variant::SinglePass => {
-                        let workgroup = args.workgroup.unwrap_or(WORKGROUP);
+                        let workgroup = args.tile.workgroup.unwrap_or(WORKGROUP);
                         let shape = TileShape { workgroup, ..REDUCE_THEN_SCAN_TILE };
                         Scanner::new(ctx, Variant::Intrinsic, ty, exclusive, shape, None, args)?.map(Rc::new).ok()
                     }
                     _ => None,
                 };
                 let mut shapes = Vec::new();
-                for (max_n, shape) in tile_shapes(variant, args.workgroup, args.items) {
+                for (max_n, shape) in tile_shapes(variant, args.tile.workgroup, args.tile.items) {
                     let scanner = Scanner::new(ctx, variant, ty, exclusive, shape, fallback.clone(), args)?;
                     let Some(scanner) = report.skip_unless(&name, scanner) else { break };
-                    for kernel in &scanner.kernels {
-                        let label = format!("{name}, {} × {} items", shape.workgroup, shape.items);
-                        report.pipeline_stats(&label, kernel)?;
-                    }
+                    let label = format!("{name}, {} × {} items", shape.workgroup, shape.items);
+                    report.pipeline_stats(&label, &scanner.kernels)?;
                     shapes.push((max_n, scanner));
                 }
                 if !shapes.is_empty() {
@@ -197,10 +186,8 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                 let result = reference::check_scan(ty.into(), *exclusive, &input, &scanned.output);
                 let why = scanned.fell_back.then_some("the single pass stalled; reduce-then-scan redid it");
                 // A stalled run's time is no measurement.
-                if let (true, Some(bench), Some(times)) =
-                    (report.check_run(name, Some(n), &result, why), &bench, &timed)
-                {
-                    bench.row(report, name, n, 2 * n * 4, times); // one read and one write of every element
+                if let (true, Some(t)) = (report.check_run(name, Some(n), &result, why), &timed) {
+                    t.row(report, name, n, 2 * n * 4); // one read and one write of every element
                 }
             }
         }
@@ -279,7 +266,7 @@ impl<'c> Scanner<'c> {
             return Ok(Err(reason));
         }
         let lookback_lanes = match variant {
-            Variant::SinglePass => match harness::lookback::single_pass_lanes(ctx, args.lookback, workgroup)? {
+            Variant::SinglePass => match harness::lookback::single_pass_lanes(ctx, args.tile.lookback, workgroup)? {
                 Ok(lanes) => lanes,
                 Err(reason) => return Ok(Err(reason)),
             },

@@ -20,7 +20,6 @@
 
 use anyhow::{Context as _, Result};
 use clap::{Parser, ValueEnum};
-use harness::lookback::Lookback;
 use harness::reference::{self, CompactionInput, F32OrU32, Form};
 use harness::{or_all, Bench, Report};
 use std::process::ExitCode;
@@ -44,21 +43,11 @@ struct Args {
     /// Percent of the elements kept (default: 0, 1, 10, 50, 99, 100; with --bench: 10, 50).
     #[arg(long, value_delimiter = ',')]
     keep_ratio: Vec<u32>,
-    /// Elements per invocation of the stable variants (a multiple of 4), loaded at once: a tile is
-    /// (workgroup − look-back subgroup) × items elements, twice that where the single pass loads
-    /// two depths (from TWO_DEEP_FROM elements, or --depth 2). Default: by form (tile_shape).
-    #[arg(long)]
-    items: Option<u32>,
-    /// Invocations per workgroup (a multiple of the largest subgroup size), the single pass's
-    /// look-back subgroup included. Default: 256, and for the stable variants by form
-    /// (tile_shape).
-    #[arg(long)]
-    workgroup: Option<u32>,
-    /// single-pass: who looks back over the predecessors' states (auto: `subgroup`, a subgroup
-    /// beside the loads whose lanes hold no elements, on a GPU whose subgroup size is fixed, else
-    /// `narrow`, the first subgroup after the tile's count).
-    #[arg(long, value_enum, default_value_t = Lookback::Auto)]
-    lookback: Lookback,
+    /// --workgroup, --items (default: 256 × 1 for the unordered variants, by form for the
+    /// stable ones: tile_shape; a tile is twice as long where the single pass loads two depths)
+    /// and --lookback.
+    #[command(flatten)]
+    tile: harness::TileArgs,
     /// single-pass select and flags with the look-back subgroup: loads of `items` a lane in a
     /// tile, 1 or 2 (the other forms and look-backs load one). Default: by size (TWO_DEEP_FROM).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=2))]
@@ -98,7 +87,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
     if args.keep_ratio.iter().any(|&r| r > 100) {
         return vk_compute::setup_error("--keep-ratio is a percentage: 0..=100");
     }
-    harness::check_tile_args(ctx, args.workgroup, args.items, 128)?;
+    args.tile.check(ctx, 128)?;
     let bench = args.common.bench;
     let variants = or_all(&args.variant, Variant::value_variants());
     let forms = or_all(&args.form, if bench { &[Form::Select] } else { Form::value_variants() });
@@ -116,11 +105,9 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                     format!("{} {} {ty:?}", harness::value_name(variant), harness::value_name(form)).to_lowercase();
                 let compactor = Compactor::new(ctx, variant, form, ty, args, largest)?;
                 if let Some(c) = report.skip_unless(&name, compactor) {
-                    for kernel in &c.kernels {
-                        report.pipeline_stats(&name, kernel)?;
-                    }
-                    for kernel in c.two_deep.iter().flat_map(|deep| &deep.kernels) {
-                        report.pipeline_stats(&format!("{name} two deep"), kernel)?;
+                    report.pipeline_stats(&name, &c.kernels)?;
+                    if let Some(deep) = &c.two_deep {
+                        report.pipeline_stats(&format!("{name} two deep"), &deep.kernels)?;
                     }
                     compactors.push((name, c));
                 }
@@ -148,10 +135,8 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                         );
                         let why = done.fell_back.then_some("the single pass stalled; three passes redid it");
                         // A stalled run's time is no measurement.
-                        if let (true, Some(t), Some(times)) =
-                            (report.check_run(&label, Some(n), &result, why), &timer, &timed)
-                        {
-                            t.row(report, &label, n, bytes_moved(form, &input, done.count), times);
+                        if let (true, Some(t)) = (report.check_run(&label, Some(n), &result, why), &timed) {
+                            t.row(report, &label, n, bytes_moved(form, &input, done.count));
                         }
                     }
                 }
@@ -181,7 +166,7 @@ fn bytes_moved(form: Form, input: &CompactionInput, kept: u32) -> u64 {
 /// keeps 256 × 24. `--workgroup` and `--items` replace either.
 fn tile_shape(form: Form, args: &Args) -> (u32, u32) {
     let (workgroup, items) = if form == Form::Unique { (WORKGROUP, 24) } else { (512, 16) };
-    (args.workgroup.unwrap_or(workgroup), args.items.unwrap_or(items))
+    (args.tile.workgroup.unwrap_or(workgroup), args.tile.items.unwrap_or(items))
 }
 // ANCHOR_END: tile_shape
 
@@ -197,11 +182,9 @@ fn two_deep_possible(variant: Variant, form: Form, lookback_lanes: u32) -> bool 
     variant == Variant::SinglePass && lookback_lanes > 0 && matches!(form, Form::Select | Form::Flags)
 }
 
-/// Where two loads a tile pay, by default: from 2^25 elements. Half as many tiles leave half the
-/// workgroups to overlap their look-backs, which below that costs more than it saves. On the
-/// H200, select f32 at 10 % / 50 % kept, one load against two in one run: 37.17 / 48.58 against
-/// 35.52 / 51.89 µs at 2^24, 66.03 / 86.56 against 58.66 / 88.08 µs at 2^25; at 2^20 (two
-/// records) 7.97 / 9.39 against 9.25 / 11.04 µs (chapter 04).
+/// Where two loads a tile pay, by default: from 2^25 elements (measured on the H200, chapter
+/// 04). Half as many tiles leave half the workgroups to overlap their look-backs, which below
+/// that costs more than it saves.
 const TWO_DEEP_FROM: usize = 1 << 25;
 // ANCHOR_END: two_deep
 
@@ -271,13 +254,13 @@ impl<'c> Compactor<'c> {
         }
         let (workgroup, items) = match variant {
             Variant::SinglePass | Variant::ThreePass => tile_shape(form, args),
-            Variant::Naive | Variant::Aggregated => (args.workgroup.unwrap_or(WORKGROUP), 1),
+            Variant::Naive | Variant::Aggregated => (args.tile.workgroup.unwrap_or(WORKGROUP), 1),
         };
         if let Some(reason) = ctx.partial_subgroups(workgroup).filter(|_| variant != Variant::Naive) {
             return Ok(Err(reason));
         }
         let lookback_lanes = match variant {
-            Variant::SinglePass => match harness::lookback::single_pass_lanes(ctx, args.lookback, workgroup)? {
+            Variant::SinglePass => match harness::lookback::single_pass_lanes(ctx, args.tile.lookback, workgroup)? {
                 Ok(lanes) => lanes,
                 Err(reason) => return Ok(Err(reason)),
             },

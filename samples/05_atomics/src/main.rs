@@ -191,9 +191,9 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                             control[GLOBAL_ATOMICS], control[SHARED_ATOMICS]
                         ));
                     }
-                    if let (Some(t), Some(times)) = (&timer, &timed) {
-                        t.row(report, &label, n, 4 * n, times);
-                        medians.push((name.clone(), times.median_ns()));
+                    if let Some(t) = &timed {
+                        t.row(report, &label, n, 4 * n);
+                        medians.push((name.clone(), t.times.median_ns()));
                     }
                 }
                 print_speedups(&medians, case, n);
