@@ -29,7 +29,7 @@ const uint HAS_AGGREGATE = 1;  // the value is the sum of the tile alone
 // STATE_STRIDE is a host define (16), so that the host reads the states with the same stride.
 // A state is published with atomicMax, not a store: within a run a tile's word only grows
 // (NOT_READY < HAS_AGGREGATE < HAS_PREFIX above the value bits, and an earlier run's epoch below
-// this run's), so whichever of a tile's two publishes lands last, the word ends with the prefix.
+// this run's: the host zeroes the states when the epoch wraps), so whichever of a tile's two publishes lands last, the word ends with the prefix.
 // Two invocations may publish one tile (publish_prefix_once) with nothing ordering their
 // stores to buffer memory.
 void publish(uint tile, uint flag, LB_T value) {

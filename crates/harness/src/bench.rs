@@ -121,7 +121,7 @@ pub fn or_all<T: Copy>(chosen: &[T], all: &[T]) -> Vec<T> {
 
 /// A sample's `--bench` state: how to time, and the copy ceiling of the size being measured.
 /// The loop every sample runs: [`Bench::start`] once, then per size [`Bench::copy_ceiling`], and
-/// per variant [`Bench::time`] before the checked run and [`Bench::row`] after it.
+/// per variant [`Bench::time_if`] before the checked run and [`Timed::row`] after it.
 pub struct Bench {
     timing: Timing,
     copy_gbps: Option<f64>,

@@ -330,9 +330,7 @@ pub struct TileArgs {
     /// look-back subgroup) × items elements. Default: the sample's tile shape (see its chapter).
     #[arg(long)]
     pub items: Option<u32>,
-    /// single-pass: who looks back over the predecessors' states (auto: `subgroup`, a subgroup
-    /// beside the loads whose lanes hold no elements, on a GPU whose subgroup size is fixed, else
-    /// `narrow`, the first subgroup after the tile is loaded).
+    /// single-pass: who looks back over the predecessors' states.
     #[arg(long, value_enum, default_value_t = crate::lookback::Lookback::Auto)]
     pub lookback: crate::lookback::Lookback,
 }

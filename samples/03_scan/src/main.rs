@@ -36,8 +36,8 @@ struct Args {
     /// Which element types (default: both).
     #[arg(long = "type", value_enum, value_delimiter = ',')]
     ty: Vec<F32OrU32>,
-    /// --workgroup, --items (default: 256 × 32, and for the single pass by n, SINGLE_PASS_TILES)
-    /// and --lookback.
+    // --workgroup, --items (default: 256 × 32, and for the single pass by n, SINGLE_PASS_TILES)
+    // and --lookback.
     #[command(flatten)]
     tile: harness::TileArgs,
 }
@@ -374,12 +374,14 @@ impl<'c> Scanner<'c> {
         rec.barrier(Barrier::TransferToCompute);
         self.record(&mut rec, b, input.len())?;
         rec.submit_and_wait().context("the checked scan")?;
-        let (n, tiles) = (input.len(), self.tiles(input.len()));
-        let control = b.control.download().context("read the counters")?;
-        if self.single_pass() && !b.tile_states.completed(&control, tiles, n, "falling back to reduce-then-scan")? {
-            let fallback = self.fallback.as_ref().context("single-pass stalled and there is no fallback")?;
-            let output = fallback.scan(&mut fallback.buffers(input)?, input)?.output;
-            return Ok(Scanned { output, fell_back: true });
+        if self.single_pass() {
+            let (n, tiles) = (input.len(), self.tiles(input.len()));
+            let control = b.control.download().context("read the counters")?;
+            if !b.tile_states.completed(&control, tiles, n, "falling back to reduce-then-scan")? {
+                let fallback = self.fallback.as_ref().context("single-pass stalled and there is no fallback")?;
+                let output = fallback.scan(&mut fallback.buffers(input)?, input)?.output;
+                return Ok(Scanned { output, fell_back: true });
+            }
         }
         Ok(Scanned { output: b.output.download().context("read the scan's output")?, fell_back: false })
     }

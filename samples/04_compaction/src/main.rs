@@ -43,13 +43,13 @@ struct Args {
     /// Percent of the elements kept (default: 0, 1, 10, 50, 99, 100; with --bench: 10, 50).
     #[arg(long, value_delimiter = ',')]
     keep_ratio: Vec<u32>,
-    /// --workgroup, --items (default: 256 × 1 for the unordered variants, by form for the
-    /// stable ones: tile_shape; a tile is twice as long where the single pass loads two depths)
-    /// and --lookback.
+    // --workgroup, --items (default: 256 × 1 for the unordered variants, by form for the
+    // stable ones: tile_shape; a tile is twice as long where the single pass loads two depths)
+    // and --lookback.
     #[command(flatten)]
     tile: harness::TileArgs,
     /// single-pass select and flags with the look-back subgroup: loads of `items` a lane in a
-    /// tile, 1 or 2 (the other forms and look-backs load one). Default: by size (TWO_DEEP_FROM).
+    /// tile, 1 or 2 (the other forms and look-backs load one). Default: two from 2^25 elements, one below.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=2))]
     depth: Option<u32>,
 }
@@ -103,13 +103,13 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
             for &variant in &variants {
                 let name =
                     format!("{} {} {ty:?}", harness::value_name(variant), harness::value_name(form)).to_lowercase();
-                let compactor = Compactor::new(ctx, variant, form, ty, args, largest)?;
-                if let Some(c) = report.skip_unless(&name, compactor) {
-                    report.pipeline_stats(&name, &c.kernels)?;
-                    if let Some(deep) = &c.two_deep {
-                        report.pipeline_stats(&format!("{name} two deep"), &deep.kernels)?;
+                if let Some(by_size) =
+                    report.skip_unless(&name, Compactor::by_size(ctx, variant, form, ty, args, largest)?)
+                {
+                    for (_, c) in &by_size {
+                        report.pipeline_stats(&format!("{name}, {} deep", c.depth), &c.kernels)?;
                     }
-                    compactors.push((name, c));
+                    compactors.push((name, by_size));
                 }
             }
             for &n in &sizes {
@@ -118,8 +118,10 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                     if let Some(timer) = &mut timer {
                         timer.copy_ceiling(ctx, n * 4, report)?;
                     }
-                    for (name, compactor) in &compactors {
-                        let compactor = compactor.at_size(n as usize);
+                    for (name, by_size) in &compactors {
+                        let Some((_, compactor)) = by_size.iter().find(|(max_n, _)| n as usize <= *max_n) else {
+                            continue;
+                        };
                         let label = format!("{name} keep {ratio}%");
                         args.common.check_fault_reach(name, n, compactor.tile, PLANTED)?;
                         let mut b = compactor.buffers(&input)?;
@@ -205,9 +207,10 @@ struct Compactor<'c> {
     /// single-pass only: the three passes to fall back to when workgroups stall (one for
     /// both depths).
     fallback: Option<Rc<Compactor<'c>>>,
-    /// The same single pass loading two depths a tile, for inputs of TWO_DEEP_FROM elements
-    /// or more (where two_deep_possible, --depth is not given and such an input will run).
-    two_deep: Option<Box<Compactor<'c>>>,
+    /// Loads of `items` a lane in a tile: 1, or 2 where two_deep_possible.
+    depth: u32,
+    /// Whether this variant and form may load two depths here (two_deep_possible).
+    two_deep_possible: bool,
 }
 
 /// Device buffers for one input.
@@ -232,15 +235,43 @@ struct Compacted {
 }
 
 impl<'c> Compactor<'c> {
-    /// The variant's pipelines: one load a tile, or `--depth`; with neither and an input of
-    /// TWO_DEEP_FROM elements or more to come (`largest`), also those loading two.
-    fn new(
+    /// The variant's pipelines by input size, as (largest n, pipelines), the way chapter 03
+    /// picks its tiles: one load a tile (or `--depth`'s) for every n; where two loads are
+    /// possible and `--depth` is not given, two from TWO_DEEP_FROM elements, if an input that
+    /// large (`largest`) will run. The single pass's depths share one three-pass fallback.
+    fn by_size(
         ctx: &'c Context,
         variant: Variant,
         form: Form,
         ty: F32OrU32,
         args: &Args,
         largest: usize,
+    ) -> Result<Result<Vec<(usize, Self)>, String>> {
+        let fallback = match variant {
+            Variant::SinglePass => Compactor::new(ctx, Variant::ThreePass, form, ty, args, 1, None)?.map(Rc::new).ok(),
+            _ => None,
+        };
+        let first = match Compactor::new(ctx, variant, form, ty, args, args.depth.unwrap_or(1), fallback.clone())? {
+            Ok(first) => first,
+            Err(reason) => return Ok(Err(reason)),
+        };
+        if !first.two_deep_possible || args.depth.is_some() || largest < TWO_DEEP_FROM {
+            return Ok(Ok(vec![(usize::MAX, first)]));
+        }
+        let deep = Compactor::new(ctx, variant, form, ty, args, 2, fallback)?.map_err(anyhow::Error::msg)?;
+        Ok(Ok(vec![(TWO_DEEP_FROM - 1, first), (usize::MAX, deep)]))
+    }
+
+    /// The variant's pipelines with tiles `depth` loads deep (1 where two_deep_possible says
+    /// no); `fallback`, for the single pass, is the three passes it falls back to.
+    fn new(
+        ctx: &'c Context,
+        variant: Variant,
+        form: Form,
+        ty: F32OrU32,
+        args: &Args,
+        depth: u32,
+        fallback: Option<Rc<Compactor<'c>>>,
     ) -> Result<Result<Self, String>> {
         let ballot = SubgroupOps::BASIC | SubgroupOps::BALLOT;
         let stable = ballot | SubgroupOps::ARITHMETIC | SubgroupOps::VOTE;
@@ -267,84 +298,62 @@ impl<'c> Compactor<'c> {
             _ => 0,
         };
         let form_define = format!("FORM_{}", harness::value_name(form).to_uppercase());
-        // The tile and the kernels of a tile `depth` loads deep.
-        let pipelines = |depth: u32| -> Result<(u32, Vec<Kernel<'c>>)> {
-            let tile = if variant.stable() { (workgroup - lookback_lanes) * items * depth } else { workgroup };
-            let kernel = |shader: &str, mode: &str| -> Result<Kernel<'c>> {
-                let mut defines = vec![
-                    (if ty == F32OrU32::F32 { "DATA_F32" } else { "DATA_U32" }, "1".to_string()),
-                    (form_define.as_str(), "1".to_string()),
-                    ("ITEMS", items.to_string()),
-                    ("MODE_SINGLE_PASS", u32::from(mode == "single").to_string()),
-                    ("MODE_COUNT", u32::from(mode == "count").to_string()),
-                    ("DEPTH", depth.to_string()),
-                ];
-                defines.extend(harness::lookback::defines(lookback_lanes));
-                // --inject-fault: the workgroup (or tile) that holds PLANTED.
-                defines.extend(args.common.fault_defines(PLANTED as u64, (PLANTED as u32 / tile).into()));
-                let desc = KernelDesc {
-                    shader,
-                    defines: defines.iter().map(|(k, v)| (*k, v.clone())).collect(),
-                    buffers: 5,
-                    push_constant_bytes: 12, // n, threshold bits, the single pass's epoch
+        let two_deep_possible = two_deep_possible(variant, form, lookback_lanes);
+        let depth = if two_deep_possible { depth } else { 1 };
+        let tile = if variant.stable() { (workgroup - lookback_lanes) * items * depth } else { workgroup };
+        let kernel = |shader: &str, mode: &str| -> Result<Kernel<'c>> {
+            let mut defines = vec![
+                (if ty == F32OrU32::F32 { "DATA_F32" } else { "DATA_U32" }, "1".to_string()),
+                (form_define.as_str(), "1".to_string()),
+                ("ITEMS", items.to_string()),
+                ("MODE_SINGLE_PASS", u32::from(mode == "single").to_string()),
+                ("MODE_COUNT", u32::from(mode == "count").to_string()),
+                ("DEPTH", depth.to_string()),
+            ];
+            defines.extend(harness::lookback::defines(lookback_lanes));
+            // --inject-fault: the workgroup (or tile) that holds PLANTED.
+            defines.extend(args.common.fault_defines(PLANTED as u64, (PLANTED as u32 / tile).into()));
+            let desc = KernelDesc {
+                shader,
+                defines: defines.iter().map(|(k, v)| (*k, v.clone())).collect(),
+                buffers: 5,
+                push_constant_bytes: 12, // n, threshold bits, the single pass's epoch
+                workgroup_size: workgroup,
+                ..Default::default()
+            };
+            Kernel::new(ctx, &desc)
+        };
+        let kernels = match variant {
+            Variant::Naive => vec![kernel("04_compaction/naive.comp", "")?],
+            Variant::Aggregated => vec![kernel("04_compaction/aggregated.comp", "")?],
+            Variant::SinglePass => vec![kernel("04_compaction/stable.comp", "single")?],
+            Variant::ThreePass => {
+                // Pass 2, the exclusive scan of the tiles' counts in one workgroup, is 03's.
+                let scan = KernelDesc {
+                    shader: "03_scan/reduce_then_scan.comp",
+                    defines: ["TYPE_U32", "SCAN_INTRINSIC"]
+                        .map(|d| (d, "1".to_string()))
+                        .into_iter()
+                        .chain([
+                            ("EXCLUSIVE", "1".to_string()),
+                            ("ITEMS", items.to_string()),
+                            ("PASS", "2".to_string()),
+                        ])
+                        .collect(),
+                    buffers: 3,
+                    push_constant_bytes: 4,
                     workgroup_size: workgroup,
                     ..Default::default()
                 };
-                Kernel::new(ctx, &desc)
-            };
-            let kernels = match variant {
-                Variant::Naive => vec![kernel("04_compaction/naive.comp", "")?],
-                Variant::Aggregated => vec![kernel("04_compaction/aggregated.comp", "")?],
-                Variant::SinglePass => vec![kernel("04_compaction/stable.comp", "single")?],
-                Variant::ThreePass => {
-                    // Pass 2, the exclusive scan of the tiles' counts in one workgroup, is 03's.
-                    let scan = KernelDesc {
-                        shader: "03_scan/reduce_then_scan.comp",
-                        defines: ["TYPE_U32", "SCAN_INTRINSIC"]
-                            .map(|d| (d, "1".to_string()))
-                            .into_iter()
-                            .chain([
-                                ("EXCLUSIVE", "1".to_string()),
-                                ("ITEMS", items.to_string()),
-                                ("PASS", "2".to_string()),
-                            ])
-                            .collect(),
-                        buffers: 3,
-                        push_constant_bytes: 4,
-                        workgroup_size: workgroup,
-                        ..Default::default()
-                    };
-                    let scan = Kernel::new(ctx, &scan)?;
-                    vec![
-                        kernel("04_compaction/stable.comp", "count")?,
-                        scan,
-                        kernel("04_compaction/stable.comp", "scatter")?,
-                    ]
-                }
-            };
-            Ok((tile, kernels))
+                let scan = Kernel::new(ctx, &scan)?;
+                vec![
+                    kernel("04_compaction/stable.comp", "count")?,
+                    scan,
+                    kernel("04_compaction/stable.comp", "scatter")?,
+                ]
+            }
         };
-        let two_deep_possible = two_deep_possible(variant, form, lookback_lanes);
-        let (tile, kernels) = pipelines(if two_deep_possible { args.depth.unwrap_or(1) } else { 1 })?;
-        let fallback = match variant {
-            Variant::SinglePass => Compactor::new(ctx, Variant::ThreePass, form, ty, args, 0)?.map(Rc::new).ok(),
-            _ => None,
-        };
-        let two_deep = if two_deep_possible && args.depth.is_none() && largest >= TWO_DEEP_FROM {
-            let (tile, kernels) = pipelines(2)?;
-            Some(Box::new(Compactor { ctx, variant, tile, kernels, fallback: fallback.clone(), two_deep: None }))
-        } else {
-            None
-        };
-        Ok(Ok(Compactor { ctx, variant, tile, kernels, fallback, two_deep }))
-    }
-
-    /// The pipelines for an input of `n` elements.
-    fn at_size(&self, n: usize) -> &Self {
-        match &self.two_deep {
-            Some(deep) if n >= TWO_DEEP_FROM => deep,
-            _ => self,
-        }
+        Ok(Ok(Compactor { ctx, variant, tile, kernels, fallback, depth, two_deep_possible }))
     }
 
     /// Tiles (stable variants) or workgroups (the others) over `n` elements.
