@@ -98,16 +98,18 @@ impl BenchRun {
         Document::parse(&self.stdout).ok()
     }
 
-    /// The run that wrote `document`, if it passed or skipped (what `--resume` keeps).
-    fn passed(document: String) -> Option<Self> {
+    /// The run that wrote `document`, if it succeeded as [`succeeded`](Self::succeeded) judges
+    /// a fresh run (what `--resume` keeps).
+    fn succeeded_from(document: String) -> Option<Self> {
         let parsed = json::parse(&document).ok()?;
         let code = match parsed.get("status").and_then(Value::as_str)? {
             "PASS" => 0,
             "SKIP" => EXIT_SKIP,
+            "FALLBACK" => EXIT_FALLBACK,
             _ => return None,
         };
         let name = parsed.get("sample").and_then(Value::as_str)?.to_string();
-        Some(BenchRun { name, code: Some(code), stdout: document })
+        Some(BenchRun { name, code: Some(code), stdout: document }).filter(BenchRun::succeeded)
     }
 
     /// The sample's document as it wrote it, or a stand-in naming the sample and its exit
@@ -247,7 +249,7 @@ fn write_record(path: &Path, document: &str) -> Result {
         .map_err(|e| Error::failed(format!("cannot write {}: {e}", path.display())))
 }
 
-/// What `--resume` takes from an earlier record: its date, its peers and its passed runs.
+/// What `--resume` takes from an earlier record: its date, its peers and its runs that succeeded.
 struct Earlier {
     date: String,
     runs: Vec<BenchRun>,
@@ -274,7 +276,7 @@ impl Earlier {
         }
         let date = record.get("date").and_then(Value::as_str).unwrap_or_default().to_string();
         let samples = json::raw_member(&text, "samples").and_then(json::raw_elements).unwrap_or_default();
-        let runs = samples.iter().filter_map(|raw| BenchRun::passed(json::outdent(raw, "    "))).collect();
+        let runs = samples.iter().filter_map(|raw| BenchRun::succeeded_from(json::outdent(raw, "    "))).collect();
         let peers = json::raw_member(&text, "peers").filter(|peers| *peers != "null");
         Ok(Earlier { date, runs, peers: peers.map(|peers| json::outdent(peers, "  ")) })
     }
@@ -447,7 +449,7 @@ mod tests {
     }
 
     #[test]
-    fn resume_keeps_the_passed_runs_date_and_peers() {
+    fn resume_keeps_the_succeeded_runs_date_and_peers() {
         let runs = runs_then(BenchRun { name: "03_scan".into(), code: Some(1), stdout: document("FAIL", None, &[]) });
         let peers = "{\n  \"device\": \"NVIDIA H200\"\n}";
         let path = std::env::temp_dir().join(format!("xtask-resume-{}.json", std::process::id()));
@@ -466,6 +468,12 @@ mod tests {
         write_record(&path, &dirty).unwrap();
         assert!(Earlier::read(&path, false, "0123abc-dirty").is_err(), "uncommitted changes are refused");
         fs::remove_file(&path).unwrap();
+
+        // A FALLBACK is kept as a fresh run would judge it: on a CPU device only.
+        let fell_back = |device_type| BenchRun::succeeded_from(document("FALLBACK", Some(device_type), &[]));
+        assert!(fell_back("CPU").is_some());
+        assert!(fell_back("DiscreteGpu").is_none());
+        assert!(BenchRun::succeeded_from(document("FAIL", Some("CPU"), &[])).is_none());
 
         assert!(!devices_differ(&runs));
         let other = document("PASS", Some("IntegratedGpu"), &[]);

@@ -15,7 +15,7 @@ pub const STATE_STRIDE: usize = 16;
 pub const HAS_PREFIX: u64 = 2;
 
 /// The shader defines that fix the tile-state layout (`STATE_STRIDE`, `HAS_PREFIX`) and who looks
-/// back (`LOOKBACK_SUBGROUP`, and `LOOKBACK_LANES`: `lanes` from [`subgroup_lanes`], 0 for narrow).
+/// back (`LOOKBACK_SUBGROUP`, and `LOOKBACK_LANES`: `lanes` from [`single_pass_lanes`], 0 for narrow).
 pub fn defines(lanes: u32) -> Vec<(&'static str, String)> {
     vec![
         ("STATE_STRIDE", format!("{STATE_STRIDE}u")),
@@ -40,8 +40,14 @@ pub enum Lookback {
 
 /// The look-back subgroup's lanes for a single pass with workgroups of `workgroup` invocations
 /// (`choice`, `auto` resolved; the shader's LOOKBACK_LANES), 0 for the narrow look-back; `Err`
-/// (a SKIP) when the choice cannot run here.
-pub fn subgroup_lanes(ctx: &Context, choice: Lookback, workgroup: u32) -> Result<Result<u32, String>> {
+/// (a SKIP) when the choice cannot run here, or when the device lacks 64-bit buffer atomics,
+/// which every single pass needs (a tile's flag and value in one word).
+pub fn single_pass_lanes(ctx: &Context, choice: Lookback, workgroup: u32) -> Result<Result<u32, String>> {
+    if !ctx.caps().has_int64_buffer_atomics() {
+        return Ok(Err("the device lacks 64-bit buffer atomics (shaderInt64, shaderBufferInt64Atomics), \
+                       which hold each tile's flag and value in one word"
+            .into()));
+    }
     let fixed = ctx.fixed_subgroup_size();
     let lookback = match choice {
         // A CPU driver runs a workgroup's subgroups one after another, so a look-back subgroup
@@ -65,17 +71,6 @@ pub fn subgroup_lanes(ctx: &Context, choice: Lookback, workgroup: u32) -> Result
         ));
     }
     Ok(Ok(size))
-}
-
-/// [`subgroup_lanes`] for a single pass, which first needs 64-bit buffer atomics (a tile's flag
-/// and value in one word); `Err` (a SKIP) when the device lacks them.
-pub fn single_pass_lanes(ctx: &Context, choice: Lookback, workgroup: u32) -> Result<Result<u32, String>> {
-    if !ctx.caps().has_int64_buffer_atomics() {
-        return Ok(Err("the device lacks 64-bit buffer atomics (shaderInt64, shaderBufferInt64Atomics), \
-                       which hold each tile's flag and value in one word"
-            .into()));
-    }
-    subgroup_lanes(ctx, choice, workgroup)
 }
 
 /// The largest epoch: a state's tag is epoch << 2 | flag in 32 bits.
@@ -148,20 +143,17 @@ impl<'c> TileStates<'c> {
     // ANCHOR_END: next_run
 
     /// Whether the last run over `tiles` tiles finished cleanly ([`completed`]), from the states
-    /// on the device and the sample's control words read back after it. If not, prints that the
-    /// single pass over `n` elements stalled and that `redo` redoes it.
-    pub fn completed(&mut self, control: &[u32], tiles: u32, n: usize, redo: &str) -> Result<bool> {
+    /// on the device and the sample's control words read back after it.
+    pub fn completed(&mut self, control: &[u32], tiles: u32) -> Result<bool> {
         let states = self.states.download().context("read the tile states")?;
         let [next_tile, tiles_written, stalled] = [0, 1, 2].map(|i| control[self.counters + i]);
-        let done = completed(&states, next_tile, tiles_written, stalled, tiles, self.epochs.last());
-        if !done {
-            crate::out(format!(
-                "  single-pass n={n}: a workgroup gave up waiting for its predecessor (no forward progress?); {redo}"
-            ));
-        }
-        Ok(done)
+        Ok(completed(&states, next_tile, tiles_written, stalled, tiles, self.epochs.last()))
     }
 }
+
+/// What a sample's FALLBACK line says when a single pass did not finish cleanly, before what redid it.
+pub const STALLED: &str =
+    "the single pass stalled (a workgroup gave up waiting for its predecessor: no forward progress?)";
 
 /// Whether the single pass of epoch `epoch` over `tiles` tiles finished cleanly: every tile
 /// claimed (`next_tile`: epoch × tiles tickets taken since the reset) and counted written after

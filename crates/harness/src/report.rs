@@ -115,7 +115,8 @@ impl Report {
     }
 
     /// Record a comparison; prints `PASS variant (n=..)` or `FAIL ...` with the first mismatches.
-    pub fn check(&mut self, variant: &str, size: Option<u64>, check: &Check) {
+    /// Returns whether it passed.
+    pub fn check(&mut self, variant: &str, size: Option<u64>, check: &Check) -> bool {
         let n = size.map(|s| format!(" n={s}")).unwrap_or_default();
         let status = if check.passed() { Status::Pass } else { Status::Fail };
         let detail = if check.passed() {
@@ -136,17 +137,20 @@ impl Report {
             }
         }
         self.results.push(Outcome { variant: variant.into(), size, status, detail });
+        check.passed()
     }
 
     /// Record the comparison of a checked run: [`check`](Self::check), or, when a fallback
     /// produced the result (`fell_back`: why), [`check_fallback`](Self::check_fallback).
-    /// Returns whether the run's own path produced it, so that its time is a measurement.
+    /// Returns whether it passed on the run's own path, so that its time is a measurement.
     pub fn check_run(&mut self, variant: &str, size: Option<u64>, check: &Check, fell_back: Option<&str>) -> bool {
         match fell_back {
-            Some(why) => self.check_fallback(variant, size, check, why),
+            Some(why) => {
+                self.check_fallback(variant, size, check, why);
+                false
+            }
             None => self.check(variant, size, check),
         }
-        fell_back.is_none()
     }
 
     /// Record a comparison of a result that a fallback produced because the fast path did not

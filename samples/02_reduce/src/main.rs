@@ -146,8 +146,9 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                             Bench::time_if(bench.as_ref(), ctx, |rec| reducer.record(rec, &buffers, input.len()))?;
                         // The checked run: the result poisoned first, then one reduction.
                         reducer.run_once(&buffers).with_context(|| format!("{name} n={n}"))?;
-                        report.check(name, Some(n), &reducer.verify(&mut buffers, ty, op, kind, &input)?);
-                        if let Some(t) = &timed {
+                        let check = reducer.verify(&mut buffers, ty, op, kind, &input)?;
+                        // A time counts only for a run that passed.
+                        if let (true, Some(t)) = (report.check(name, Some(n), &check), &timed) {
                             t.row(report, name, n, n * 4); // one read of every element
                         }
                     }

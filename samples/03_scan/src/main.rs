@@ -184,9 +184,10 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                 // The checked run: the output poisoned first, then one scan (or its fallback).
                 let scanned = scanner.scan(&mut b, &input).with_context(|| format!("{name} n={n}"))?;
                 let result = reference::check_scan(ty.into(), *exclusive, &input, &scanned.output);
-                let why = scanned.fell_back.then_some("the single pass stalled; reduce-then-scan redid it");
-                // A stalled run's time is no measurement.
-                if let (true, Some(t)) = (report.check_run(name, Some(n), &result, why), &timed) {
+                let why =
+                    scanned.fell_back.then(|| format!("{}; reduce-then-scan redid it", harness::lookback::STALLED));
+                // A stalled or failed run's time is no measurement.
+                if let (true, Some(t)) = (report.check_run(name, Some(n), &result, why.as_deref()), &timed) {
                     t.row(report, name, n, 2 * n * 4); // one read and one write of every element
                 }
             }
@@ -375,9 +376,8 @@ impl<'c> Scanner<'c> {
         self.record(&mut rec, b, input.len())?;
         rec.submit_and_wait().context("the checked scan")?;
         if self.single_pass() {
-            let (n, tiles) = (input.len(), self.tiles(input.len()));
             let control = b.control.download().context("read the counters")?;
-            if !b.tile_states.completed(&control, tiles, n, "falling back to reduce-then-scan")? {
+            if !b.tile_states.completed(&control, self.tiles(input.len()))? {
                 let fallback = self.fallback.as_ref().context("single-pass stalled and there is no fallback")?;
                 let output = fallback.scan(&mut fallback.buffers(input)?, input)?.output;
                 return Ok(Scanned { output, fell_back: true });

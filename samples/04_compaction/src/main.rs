@@ -135,9 +135,10 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                             done.count,
                             compactor.variant.stable(),
                         );
-                        let why = done.fell_back.then_some("the single pass stalled; three passes redid it");
-                        // A stalled run's time is no measurement.
-                        if let (true, Some(t)) = (report.check_run(&label, Some(n), &result, why), &timed) {
+                        let why =
+                            done.fell_back.then(|| format!("{}; three passes redid it", harness::lookback::STALLED));
+                        // A stalled or failed run's time is no measurement.
+                        if let (true, Some(t)) = (report.check_run(&label, Some(n), &result, why.as_deref()), &timed) {
                             t.row(report, &label, n, bytes_moved(form, &input, done.count));
                         }
                     }
@@ -437,7 +438,7 @@ impl<'c> Compactor<'c> {
         rec.submit_and_wait().context("the checked compaction")?;
         let control = b.control.download().context("read the counters")?;
         let single_pass = self.variant == Variant::SinglePass;
-        if single_pass && !b.tile_states.completed(&control, self.tiles(n), n, "three passes redo it")? {
+        if single_pass && !b.tile_states.completed(&control, self.tiles(n))? {
             let fallback = self.fallback.as_ref().context("single pass stalled and there is no fallback")?;
             let redone = fallback.compact(&mut fallback.buffers(input)?, input)?;
             return Ok(Compacted { fell_back: true, ..redone });

@@ -184,14 +184,15 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                     let (result, control) = runner
                         .checked_run(&device_input, &mut buffers, &input, case)
                         .with_context(|| format!("{label} n={n}"))?;
-                    report.check(&label, Some(n), &result);
+                    let passed = report.check(&label, Some(n), &result);
                     if args.count_atomics {
                         out(format!(
                             "  {label} n={n}: {} device atomics, {} shared atomics",
                             control[GLOBAL_ATOMICS], control[SHARED_ATOMICS]
                         ));
                     }
-                    if let Some(t) = &timed {
+                    // A time counts only for a run that passed.
+                    if let (true, Some(t)) = (passed, &timed) {
                         t.row(report, &label, n, 4 * n);
                         medians.push((name.clone(), t.times.median_ns()));
                     }
