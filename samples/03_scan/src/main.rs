@@ -20,7 +20,11 @@ use std::rc::Rc;
 use vk_compute::{Barrier, Buffer, Context, Kernel, KernelDesc, Recorder, SubgroupOps};
 
 #[derive(Parser, Debug)]
-#[command(about = "Prefix sums from subgroup shuffles to a single-pass decoupled look-back scan")]
+#[command(
+    about = "Prefix sums from subgroup shuffles to a single-pass decoupled look-back scan",
+    after_help = "Tiles (--workgroup × --items) by default: the single pass 256 × 24 up to 2^22 elements, \
+                  256 × 16 up to 2^24, 384 × 32 above; reduce-then-scan 256 × 32 (chapter 03, tiles by n)."
+)]
 struct Args {
     #[command(flatten)]
     common: harness::CommonArgs,
@@ -36,8 +40,7 @@ struct Args {
     /// Which element types (default: both).
     #[arg(long = "type", value_enum, value_delimiter = ',')]
     ty: Vec<F32OrU32>,
-    // --workgroup, --items (default: 256 × 32, and for the single pass by n, SINGLE_PASS_TILES)
-    // and --lookback.
+    // --workgroup, --items (their defaults in after_help) and --lookback.
     #[command(flatten)]
     tile: harness::TileArgs,
 }
@@ -83,7 +86,7 @@ const REDUCE_THEN_SCAN_TILE: TileShape = TileShape { workgroup: WORKGROUP, items
 /// workgroups a multiprocessor) finish sooner; from 2^25 it is bound by memory, and 32 elements
 /// an invocation with the rows scanned before the look-back (61 registers) move it fastest, in
 /// workgroups of 384: 11 data subgroups a look-back subgroup instead of 7, tiles 57 % larger,
-/// so fewer look-backs a byte.
+/// so fewer look-backs a byte. Args' after_help repeats this table for `--help`.
 const SINGLE_PASS_TILES: [(u64, TileShape); 3] = [
     (1 << 22, TileShape { workgroup: WORKGROUP, items: 24, rows_after_lookback: true }),
     (1 << 24, TileShape { workgroup: WORKGROUP, items: 16, rows_after_lookback: true }),

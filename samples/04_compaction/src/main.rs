@@ -27,7 +27,12 @@ use std::rc::Rc;
 use vk_compute::{Barrier, Buffer, Context, Kernel, KernelDesc, Recorder, SubgroupOps};
 
 #[derive(Parser, Debug)]
-#[command(about = "Stream compaction: naive atomics, ballot-aggregated atomics, a stable single pass")]
+#[command(
+    about = "Stream compaction: naive atomics, ballot-aggregated atomics, a stable single pass",
+    after_help = "Tiles (--workgroup × --items) by default: the stable variants 512 × 16, unique 256 × 24 \
+                  (chapter 04), twice as long where the single pass loads two depths; the unordered ones \
+                  256 × 1."
+)]
 struct Args {
     #[command(flatten)]
     common: harness::CommonArgs,
@@ -43,9 +48,7 @@ struct Args {
     /// Percent of the elements kept (default: 0, 1, 10, 50, 99, 100; with --bench: 10, 50).
     #[arg(long, value_delimiter = ',')]
     keep_ratio: Vec<u32>,
-    // --workgroup, --items (default: 256 × 1 for the unordered variants, by form for the
-    // stable ones: tile_shape; a tile is twice as long where the single pass loads two depths)
-    // and --lookback.
+    // --workgroup, --items (their defaults in after_help) and --lookback.
     #[command(flatten)]
     tile: harness::TileArgs,
     /// single-pass select and flags with the look-back subgroup: loads of `items` a lane in a
@@ -166,7 +169,8 @@ fn bytes_moved(form: Form, input: &CompactionInput, kept: u32) -> u64 {
 /// The stable variants' workgroup size and elements per invocation by form, the fastest
 /// measured on the H200 at 2^28 (chapter 04): 512 × 16 (32 registers, so four workgroups a
 /// multiprocessor, and one look-back subgroup for 15 data subgroups); unique, slower there,
-/// keeps 256 × 24. `--workgroup` and `--items` replace either.
+/// keeps 256 × 24. `--workgroup` and `--items` replace either. Args' after_help repeats this for
+/// `--help`.
 fn tile_shape(form: Form, args: &Args) -> (u32, u32) {
     let (workgroup, items) = if form == Form::Unique { (WORKGROUP, 24) } else { (512, 16) };
     (args.tile.workgroup.unwrap_or(workgroup), args.tile.items.unwrap_or(items))
