@@ -15,7 +15,8 @@
 //!
 //! `--out` is written again after each sample, so a run cut short (a time limit) leaves a
 //! record of the samples it finished. `--resume RECORD` takes such a record of the same clean
-//! build and runs only the samples it lacks or that did not pass there; the record keeps
+//! build and runs only the samples it lacks or that did not succeed there (as a fresh run is
+//! judged: PASS, SKIP, or FALLBACK on a CPU device); the record keeps
 //! RECORD's date (when the measurement began) and its peers unless `--peers` is given. Samples
 //! that ran on different devices (name, driver, versions) fail the bench.
 

@@ -55,7 +55,7 @@ commands:
                                       --peers: embed that JSON file (peers.py --json);
                                       --out is rewritten after each sample, and --resume
                                       RECORD runs only the samples that record of the same
-                                      build lacks or did not pass
+                                      build lacks or that did not succeed there
   docs                                check docs includes, build the book with mdbook
 ";
 
