@@ -135,8 +135,8 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
         _ => vec![false, true],
     };
     let mut bench = Bench::start(ctx, &args.common, report)?;
-    // Odd sizes: empty, one, a prime, 2^20+3, 2^22+3, 2^24+3 (each of the single pass's tile
-    // shapes, SINGLE_PASS_TILES), and a random size.
+    // Odd sizes: empty, one, a prime, 1 000 003, 2^22+3, 2^24+3 (the last three take each of the
+    // single pass's tile shapes, SINGLE_PASS_TILES), and a random size.
     let defaults = [0, 1, 7, 1_000_003, (1 << 22) + 3, (1 << 24) + 3, harness::random::size(seed, 2, 1 << 22)];
     let mut sizes = harness::run_sizes(ctx, &args.common, &defaults);
     if args.common.bench && args.common.size.is_none() {
