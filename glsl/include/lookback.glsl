@@ -12,8 +12,9 @@
 //     `uint stalled` (set when a look-back gives up);
 //   - `uint epoch`, a push constant: the run's number since the states were zeroed, 1 to
 //     2^30 - 1 (harness::lookback::Epochs); run e takes the tickets (e - 1) × tiles on;
-//   - the host defines STATE_STRIDE (words from one state to the next) and HAS_PREFIX, and
-//     LOOKBACK_SUBGROUP (0 or 1) with LOOKBACK_LANES (the host's fixed subgroup size).
+//   - the host defines STATE_STRIDE (words from one state to the next) and HAS_PREFIX,
+//     LOOKBACK_SUBGROUP (0 or 1) with LOOKBACK_LANES (the host's fixed subgroup size), and
+//     POLL_BURST (wait_for_predecessor's polls a round).
 // Needs: subgroup basic, arithmetic, ballot, vote; shaderInt64, shaderBufferInt64Atomics.
 #ifndef LOOKBACK_GLSL
 #define LOOKBACK_GLSL
@@ -93,9 +94,22 @@ uint claim_tile(uint tiles) {
 // One invocation waits (at most SPIN_LIMIT polls) until the closest predecessor is ready,
 // before its subgroup or workgroup polls a whole window: while that tile is not ready, the
 // other invocations' loads would only compete with other tiles' data in L2.
+// POLL_BURST (host define): 1 on a GPU; on a CPU device each of the SPIN_LIMIT rounds polls
+// POLL_BURST times in a row (unrolled, so not counted against llvmpipe's loop budget, see
+// flag_word.glsl), since a predecessor there takes tens of microseconds a tile, longer than
+// SPIN_LIMIT single polls.
 void wait_for_predecessor(uint tile) {
+#if POLL_BURST > 1
+    bool ready = false;
+    for (uint p = 0; p < SPIN_LIMIT && !ready; ++p) {
+        [[unroll]] for (uint b = 0; b < POLL_BURST; ++b) {
+            ready = ready || FLAG(read_state(int(tile) - 1)) != NOT_READY;
+        }
+    }
+#else
     for (uint p = 0; p < SPIN_LIMIT && FLAG(read_state(int(tile) - 1)) == NOT_READY; ++p) {
     }
+#endif
 }
 
 // The calling subgroup sums the predecessors' states, gl_SubgroupSize tiles per round trip,

@@ -14,14 +14,24 @@ pub const STATE_STRIDE: usize = 16;
 /// The flag of a tile state that holds the inclusive prefix.
 pub const HAS_PREFIX: u64 = 2;
 
-/// The shader defines that fix the tile-state layout (`STATE_STRIDE`, `HAS_PREFIX`) and who looks
-/// back (`LOOKBACK_SUBGROUP`, and `LOOKBACK_LANES`: `lanes` from [`single_pass_lanes`], 0 for narrow).
-pub fn defines(lanes: u32) -> Vec<(&'static str, String)> {
+/// Polls a round of the wait for the closest predecessor on a CPU device (the shader's
+/// POLL_BURST; 1 on a GPU): a tile there takes tens of microseconds, longer than the
+/// `SPIN_LIMIT` rounds of one poll each last, and llvmpipe bounds a shader's loop iterations,
+/// not its unrolled polls. On lavapipe (2^20, `--bench --iters 5`) it took the single passes'
+/// stalls from most runs to none.
+pub const CPU_POLL_BURST: u32 = 32;
+
+/// The shader defines that fix the tile-state layout (`STATE_STRIDE`, `HAS_PREFIX`), who looks
+/// back (`LOOKBACK_SUBGROUP`, and `LOOKBACK_LANES`: `lanes` from [`single_pass_lanes`], 0 for
+/// narrow) and how patiently (`POLL_BURST`: [`CPU_POLL_BURST`] on a CPU device, else 1).
+pub fn defines(ctx: &Context, lanes: u32) -> Vec<(&'static str, String)> {
+    let burst = if ctx.caps().is_cpu() { CPU_POLL_BURST } else { 1 };
     vec![
         ("STATE_STRIDE", format!("{STATE_STRIDE}u")),
         ("HAS_PREFIX", format!("{HAS_PREFIX}u")),
         ("LOOKBACK_SUBGROUP", u32::from(lanes > 0).to_string()),
         ("LOOKBACK_LANES", lanes.to_string()),
+        ("POLL_BURST", burst.to_string()),
     ]
 }
 

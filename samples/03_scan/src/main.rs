@@ -285,7 +285,7 @@ impl<'c> Scanner<'c> {
                 ("ITEMS", items.to_string()),
                 ("ROWS_AFTER_LOOKBACK", u32::from(shape.rows_after_lookback).to_string()),
             ];
-            d.extend(harness::lookback::defines(lookback_lanes));
+            d.extend(harness::lookback::defines(ctx, lookback_lanes));
             // --inject-fault: the tile that holds PLANTED.
             d.extend(args.common.fault_defines(PLANTED as u64, (PLANTED / tile as usize) as u64));
             if let Some(p) = pass {

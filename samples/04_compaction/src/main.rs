@@ -315,7 +315,7 @@ impl<'c> Compactor<'c> {
                 ("MODE_COUNT", u32::from(mode == "count").to_string()),
                 ("DEPTH", depth.to_string()),
             ];
-            defines.extend(harness::lookback::defines(lookback_lanes));
+            defines.extend(harness::lookback::defines(ctx, lookback_lanes));
             // --inject-fault: the workgroup (or tile) that holds PLANTED.
             defines.extend(args.common.fault_defines(PLANTED as u64, (PLANTED as u32 / tile).into()));
             let desc = KernelDesc {
