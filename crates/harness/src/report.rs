@@ -153,6 +153,24 @@ impl Report {
         }
     }
 
+    /// Record a checked run ([`check_run`](Self::check_run)) and, when it passed on its own path
+    /// and was timed, its bench row ([`Timed::row`](crate::Timed::row), `bytes` moved): a stalled or
+    /// failed run's time is no measurement. `redone_by`: what redid a single pass that stalled.
+    pub fn check_and_time(
+        &mut self,
+        variant: &str,
+        n: u64,
+        check: &Check,
+        redone_by: Option<&str>,
+        timed: Option<&crate::Timed>,
+        bytes: u64,
+    ) {
+        let why = redone_by.map(|by| format!("{}; {by} redid it", crate::lookback::STALLED));
+        if let (true, Some(t)) = (self.check_run(variant, Some(n), check, why.as_deref()), timed) {
+            t.row(self, variant, n, bytes);
+        }
+    }
+
     /// Record a comparison of a result that a fallback produced because the fast path did not
     /// complete (`why`): FALLBACK when it matches, FAIL when not, and FAIL under
     /// `--inject-fault` either way (a fault must not be rescued by the fallback).

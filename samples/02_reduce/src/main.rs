@@ -147,10 +147,8 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                         // The checked run: the result poisoned first, then one reduction.
                         reducer.run_once(&buffers).with_context(|| format!("{name} n={n}"))?;
                         let check = reducer.verify(&mut buffers, ty, op, kind, &input)?;
-                        // A time counts only for a run that passed.
-                        if let (true, Some(t)) = (report.check(name, Some(n), &check), &timed) {
-                            t.row(report, name, n, n * 4); // one read of every element
-                        }
+                        // One read of every element.
+                        report.check_and_time(name, n, &check, None, timed.as_ref(), n * 4);
                     }
                 }
             }

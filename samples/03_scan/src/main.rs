@@ -187,12 +187,9 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                 // The checked run: the output poisoned first, then one scan (or its fallback).
                 let scanned = scanner.scan(&mut b, &input).with_context(|| format!("{name} n={n}"))?;
                 let result = reference::check_scan(ty.into(), *exclusive, &input, &scanned.output);
-                let why =
-                    scanned.fell_back.then(|| format!("{}; reduce-then-scan redid it", harness::lookback::STALLED));
-                // A stalled or failed run's time is no measurement.
-                if let (true, Some(t)) = (report.check_run(name, Some(n), &result, why.as_deref()), &timed) {
-                    t.row(report, name, n, 2 * n * 4); // one read and one write of every element
-                }
+                let redone_by = scanned.fell_back.then_some("reduce-then-scan");
+                // One read and one write of every element.
+                report.check_and_time(name, n, &result, redone_by, timed.as_ref(), 2 * n * 4);
             }
         }
     }

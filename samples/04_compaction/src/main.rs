@@ -138,12 +138,9 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                             done.count,
                             compactor.variant.stable(),
                         );
-                        let why =
-                            done.fell_back.then(|| format!("{}; three passes redid it", harness::lookback::STALLED));
-                        // A stalled or failed run's time is no measurement.
-                        if let (true, Some(t)) = (report.check_run(&label, Some(n), &result, why.as_deref()), &timed) {
-                            t.row(report, &label, n, bytes_moved(form, &input, done.count));
-                        }
+                        let redone_by = done.fell_back.then_some("three passes");
+                        let bytes = bytes_moved(form, &input, done.count);
+                        report.check_and_time(&label, n, &result, redone_by, timed.as_ref(), bytes);
                     }
                 }
             }
