@@ -19,8 +19,8 @@ pub use bench::{
 pub use compare::{compare_exact, compare_floats, Check};
 pub use report::{out, Report, Status};
 pub use run::{
-    check_size, device_line, exit_with, run_plain, run_sample, CommonArgs, Fault, SampleArgs, TileArgs, EXIT_ERROR,
-    EXIT_FAIL, EXIT_FALLBACK, EXIT_PASS, EXIT_SKIP,
+    device_line, exit_with, run_plain, run_sample, CommonArgs, Fault, SampleArgs, TileArgs, EXIT_ERROR, EXIT_FAIL,
+    EXIT_FALLBACK, EXIT_PASS, EXIT_SKIP,
 };
 pub use serde_json;
 

@@ -22,7 +22,7 @@ pub const HAS_PREFIX: u64 = 2;
 pub const CPU_POLL_BURST: u32 = 32;
 
 /// The shader defines that fix the tile-state layout (`STATE_STRIDE`, `HAS_PREFIX`), who looks
-/// back (`LOOKBACK_SUBGROUP`, and `LOOKBACK_LANES`: `lanes` from [`single_pass_lanes`], 0 for
+/// back (`LOOKBACK_SUBGROUP`, and `LOOKBACK_LANES`: `lanes` from [`lookback_lanes`], 0 for
 /// narrow) and how patiently (`POLL_BURST`: [`CPU_POLL_BURST`] on a CPU device, else 1).
 pub fn defines(ctx: &Context, lanes: u32) -> Vec<(&'static str, String)> {
     let burst = if ctx.caps().is_cpu() { CPU_POLL_BURST } else { 1 };
@@ -49,10 +49,19 @@ pub enum Lookback {
 }
 
 /// The look-back subgroup's lanes for a single pass with workgroups of `workgroup` invocations
-/// (`choice`, `auto` resolved; the shader's LOOKBACK_LANES), 0 for the narrow look-back; `Err`
-/// (a SKIP) when the choice cannot run here, or when the device lacks 64-bit buffer atomics,
-/// which every single pass needs (a tile's flag and value in one word).
-pub fn single_pass_lanes(ctx: &Context, choice: Lookback, workgroup: u32) -> Result<Result<u32, String>> {
+/// (`choice`, `auto` resolved; the shader's LOOKBACK_LANES), 0 for the narrow look-back and for
+/// a variant that is not a single pass (`single_pass` false); `Err` (a SKIP) when the choice
+/// cannot run here, or when the device lacks 64-bit buffer atomics, which every single pass
+/// needs (a tile's flag and value in one word).
+pub fn lookback_lanes(
+    ctx: &Context,
+    choice: Lookback,
+    workgroup: u32,
+    single_pass: bool,
+) -> Result<Result<u32, String>> {
+    if !single_pass {
+        return Ok(Ok(0));
+    }
     if !ctx.caps().has_int64_buffer_atomics() {
         return Ok(Err("the device lacks 64-bit buffer atomics (shaderInt64, shaderBufferInt64Atomics), \
                        which hold each tile's flag and value in one word"

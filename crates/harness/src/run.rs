@@ -90,6 +90,23 @@ pub struct CommonArgs {
 }
 
 impl CommonArgs {
+    /// A clear error (exit 2) when `--size` elements of `elem_bytes` each cannot be one storage
+    /// buffer on this device or be indexed with 32 bits; nothing without `--size`. Call it before
+    /// generating a large input.
+    pub fn check_size(&self, ctx: &Context, elem_bytes: u64) -> Result<()> {
+        let Some(n) = self.size else { return Ok(()) };
+        let limit = (ctx.caps().max_storage_buffer_range / elem_bytes).min(u64::from(u32::MAX));
+        if n > limit {
+            return Err(SetupError(format!(
+                "--size {n}: at most {limit} elements of {elem_bytes} bytes fit one buffer on {} (maxStorageBufferRange {} bytes, 32-bit indices)",
+                ctx.caps().name,
+                ctx.caps().max_storage_buffer_range
+            ))
+            .into());
+        }
+        Ok(())
+    }
+
     /// The seed in use (set by [`run_sample`] before the sample runs).
     pub fn seed(&self) -> u64 {
         self.seed.unwrap_or(0)
@@ -301,22 +318,6 @@ pub fn device_line(ctx: &Context) -> String {
     )
 }
 
-/// A clear error (exit 2) when `n` elements of `elem_bytes` each cannot be one storage buffer
-/// on this device or indexed with 32 bits. Call it before generating a large input.
-pub fn check_size(ctx: &Context, n: u64, elem_bytes: u64) -> Result<()> {
-    let limit = ctx.caps().max_storage_buffer_range / elem_bytes;
-    if n > limit.min(u64::from(u32::MAX)) {
-        return Err(SetupError(format!(
-            "--size {n}: at most {} elements of {elem_bytes} bytes fit one buffer on {} (maxStorageBufferRange {} bytes, 32-bit indices)",
-            limit.min(u64::from(u32::MAX)),
-            ctx.caps().name,
-            ctx.caps().max_storage_buffer_range
-        ))
-        .into());
-    }
-    Ok(())
-}
-
 /// The tile arguments of the samples whose stable variants work in tiles (03, 04): the
 /// workgroup, the elements per invocation and, for the single pass, who looks back. Flatten it
 /// into a sample's arguments; the sample's tile shapes (by n or by form) give the defaults.
@@ -339,7 +340,11 @@ impl TileArgs {
     /// `--workgroup` and `--items`, where given: the workgroup a multiple of the largest
     /// subgroup size (tiles are laid out by subgroup, and each subgroup's last lane brings its
     /// total: no partial subgroups), the items a multiple of 4 (16-byte loads) up to `max_items`.
-    pub fn check(&self, ctx: &Context, max_items: u32) -> Result<()> {
+    /// `--lookback` only where a single pass runs (`single_pass_runs`).
+    pub fn check(&self, ctx: &Context, max_items: u32, single_pass_runs: bool) -> Result<()> {
+        if self.lookback != crate::lookback::Lookback::Auto && !single_pass_runs {
+            return vk_compute::setup_error("--lookback changes the single pass only: add --variant single-pass");
+        }
         let largest = ctx.caps().subgroup_size_range().1;
         if let Some(w) = self.workgroup.filter(|&w| w == 0 || !w.is_multiple_of(largest)) {
             return vk_compute::setup_error(format!(

@@ -93,9 +93,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
     let seed = args.common.seed();
     let variants = or_all(&args.variant, Variant::value_variants());
     let types = or_all(&args.ty, if args.common.bench { &[Ty::F32, Ty::U32] } else { Ty::value_variants() });
-    if let Some(n) = args.common.size {
-        harness::check_size(ctx, n, 4)?;
-    }
+    args.common.check_size(ctx, 4)?;
     if !(1..=64).contains(&args.fast_unroll) || !(1..=1 << 20).contains(&args.fast_groups) {
         return vk_compute::setup_error("--fast-unroll must be in 1..=64 and --fast-groups in 1..=2^20");
     }

@@ -116,14 +116,9 @@ fn main() -> ExitCode {
 
 fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
     let seed = args.common.seed();
-    if let Some(n) = args.common.size {
-        harness::check_size(ctx, n, 4)?;
-    }
-    args.tile.check(ctx, 64)?;
+    args.common.check_size(ctx, 4)?;
     let variants = or_all(&args.variant, Variant::value_variants());
-    if args.tile.lookback != harness::lookback::Lookback::Auto && !variants.contains(&Variant::SinglePass) {
-        return vk_compute::setup_error("--lookback changes the single pass only: add --variant single-pass");
-    }
+    args.tile.check(ctx, 64, variants.contains(&Variant::SinglePass))?;
     if args.common.inject_fault.is_some() && args.common.size.is_none() {
         return vk_compute::setup_error("--inject-fault needs --size (two tiles past the faulty one at least)");
     }
@@ -266,12 +261,10 @@ impl<'c> Scanner<'c> {
         if let Some(reason) = ctx.missing_subgroup_ops(needs) {
             return Ok(Err(reason));
         }
-        let lookback_lanes = match variant {
-            Variant::SinglePass => match harness::lookback::single_pass_lanes(ctx, args.tile.lookback, workgroup)? {
-                Ok(lanes) => lanes,
-                Err(reason) => return Ok(Err(reason)),
-            },
-            _ => 0,
+        let single_pass = variant == Variant::SinglePass;
+        let lookback_lanes = match harness::lookback::lookback_lanes(ctx, args.tile.lookback, workgroup, single_pass)? {
+            Ok(lanes) => lanes,
+            Err(reason) => return Ok(Err(reason)),
         };
         let tile = (workgroup - lookback_lanes) * items;
         let defines = |pass: Option<u32>| {

@@ -84,16 +84,23 @@ fn main() -> ExitCode {
 
 fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
     let seed = args.common.seed();
-    if let Some(n) = args.common.size {
-        harness::check_size(ctx, n, 4)?;
-    }
+    args.common.check_size(ctx, 4)?;
     if args.keep_ratio.iter().any(|&r| r > 100) {
         return vk_compute::setup_error("--keep-ratio is a percentage: 0..=100");
     }
-    args.tile.check(ctx, 128)?;
     let bench = args.common.bench;
     let variants = or_all(&args.variant, Variant::value_variants());
+    args.tile.check(ctx, 128, variants.contains(&Variant::SinglePass))?;
     let forms = or_all(&args.form, if bench { &[Form::Select] } else { Form::value_variants() });
+    let two_deep_forms = forms.iter().any(|f| matches!(f, Form::Select | Form::Flags));
+    if args.depth == Some(2) && !(variants.contains(&Variant::SinglePass) && two_deep_forms) {
+        return vk_compute::setup_error(
+            "--depth 2 changes the single pass's select and flags only: add --variant single-pass --form select",
+        );
+    }
+    if args.depth == Some(2) && args.tile.lookback == harness::lookback::Lookback::Narrow {
+        return vk_compute::setup_error("--depth 2 needs the look-back subgroup: drop --lookback narrow");
+    }
     let types = or_all(&args.ty, if bench { &[F32OrU32::F32] } else { F32OrU32::value_variants() });
     let ratios = or_all(&args.keep_ratio, if bench { &[10, 50] } else { &[0, 1, 10, 50, 99, 100] });
     let mut timer = Bench::start(ctx, &args.common, report)?;
@@ -292,66 +299,57 @@ impl<'c> Compactor<'c> {
         if let Some(reason) = ctx.partial_subgroups(workgroup).filter(|_| variant != Variant::Naive) {
             return Ok(Err(reason));
         }
-        let lookback_lanes = match variant {
-            Variant::SinglePass => match harness::lookback::single_pass_lanes(ctx, args.tile.lookback, workgroup)? {
-                Ok(lanes) => lanes,
-                Err(reason) => return Ok(Err(reason)),
-            },
-            _ => 0,
+        let single_pass = variant == Variant::SinglePass;
+        let lookback_lanes = match harness::lookback::lookback_lanes(ctx, args.tile.lookback, workgroup, single_pass)? {
+            Ok(lanes) => lanes,
+            Err(reason) => return Ok(Err(reason)),
         };
-        let form_define = format!("FORM_{}", harness::value_name(form).to_uppercase());
+        let form_define = match form {
+            Form::Select => "FORM_SELECT",
+            Form::Flags => "FORM_FLAGS",
+            Form::Partition => "FORM_PARTITION",
+            Form::Unique => "FORM_UNIQUE",
+        };
         let two_deep_possible = two_deep_possible(variant, form, lookback_lanes);
         let depth = if two_deep_possible { depth } else { 1 };
         let tile = if variant.stable() { (workgroup - lookback_lanes) * items * depth } else { workgroup };
-        let kernel = |shader: &str, mode: &str| -> Result<Kernel<'c>> {
-            let mut defines = vec![
-                (if ty == F32OrU32::F32 { "DATA_F32" } else { "DATA_U32" }, "1".to_string()),
-                (form_define.as_str(), "1".to_string()),
-                ("ITEMS", items.to_string()),
-                ("MODE_SINGLE_PASS", u32::from(mode == "single").to_string()),
-                ("MODE_COUNT", u32::from(mode == "count").to_string()),
-                ("DEPTH", depth.to_string()),
-            ];
-            defines.extend(harness::lookback::defines(ctx, lookback_lanes));
-            // --inject-fault: the workgroup (or tile) that holds PLANTED.
-            defines.extend(args.common.fault_defines(PLANTED as u64, (PLANTED as u32 / tile).into()));
+        let kernel = |shader, buffers, push_constant_bytes, defines| {
             let desc = KernelDesc {
                 shader,
-                defines: defines.iter().map(|(k, v)| (*k, v.clone())).collect(),
-                buffers: 5,
-                push_constant_bytes: 12, // n, threshold bits, the single pass's epoch
+                defines,
+                buffers,
+                push_constant_bytes,
                 workgroup_size: workgroup,
                 ..Default::default()
             };
             Kernel::new(ctx, &desc)
         };
+        let numbers = |defines: &[(&'static str, u32)]| -> Vec<_> {
+            defines.iter().map(|&(name, value)| (name, value.to_string())).collect()
+        };
+        // The compaction kernels: n, threshold bits and the single pass's epoch as push constants.
+        let compaction = |shader, mode: &str| {
+            let data = if ty == F32OrU32::F32 { "DATA_F32" } else { "DATA_U32" };
+            let (single, count) = (u32::from(mode == "single"), u32::from(mode == "count"));
+            let mut defines = numbers(&[(data, 1), (form_define, 1), ("ITEMS", items), ("DEPTH", depth)]);
+            defines.extend(numbers(&[("MODE_SINGLE_PASS", single), ("MODE_COUNT", count)]));
+            defines.extend(harness::lookback::defines(ctx, lookback_lanes));
+            // --inject-fault: the workgroup (or tile) that holds PLANTED.
+            defines.extend(args.common.fault_defines(PLANTED as u64, (PLANTED as u32 / tile).into()));
+            kernel(shader, 5, 12, defines)
+        };
         let kernels = match variant {
-            Variant::Naive => vec![kernel("04_compaction/naive.comp", "")?],
-            Variant::Aggregated => vec![kernel("04_compaction/aggregated.comp", "")?],
-            Variant::SinglePass => vec![kernel("04_compaction/stable.comp", "single")?],
+            Variant::Naive => vec![compaction("04_compaction/naive.comp", "")?],
+            Variant::Aggregated => vec![compaction("04_compaction/aggregated.comp", "")?],
+            Variant::SinglePass => vec![compaction("04_compaction/stable.comp", "single")?],
             Variant::ThreePass => {
                 // Pass 2, the exclusive scan of the tiles' counts in one workgroup, is 03's.
-                let scan = KernelDesc {
-                    shader: "03_scan/reduce_then_scan.comp",
-                    defines: ["TYPE_U32", "SCAN_INTRINSIC"]
-                        .map(|d| (d, "1".to_string()))
-                        .into_iter()
-                        .chain([
-                            ("EXCLUSIVE", "1".to_string()),
-                            ("ITEMS", items.to_string()),
-                            ("PASS", "2".to_string()),
-                        ])
-                        .collect(),
-                    buffers: 3,
-                    push_constant_bytes: 4,
-                    workgroup_size: workgroup,
-                    ..Default::default()
-                };
-                let scan = Kernel::new(ctx, &scan)?;
+                let scan =
+                    numbers(&[("TYPE_U32", 1), ("SCAN_INTRINSIC", 1), ("EXCLUSIVE", 1), ("ITEMS", items), ("PASS", 2)]);
                 vec![
-                    kernel("04_compaction/stable.comp", "count")?,
-                    scan,
-                    kernel("04_compaction/stable.comp", "scatter")?,
+                    compaction("04_compaction/stable.comp", "count")?,
+                    kernel("03_scan/reduce_then_scan.comp", 3, 4, scan)?,
+                    compaction("04_compaction/stable.comp", "scatter")?,
                 ]
             }
         };

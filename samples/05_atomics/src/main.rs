@@ -121,9 +121,7 @@ fn main() -> ExitCode {
 }
 
 fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
-    if let Some(n) = args.common.size {
-        harness::check_size(ctx, n, 4)?;
-    }
+    args.common.check_size(ctx, 4)?;
     if args.keep_ratio.iter().any(|&r| r > 100) {
         return vk_compute::setup_error("--keep-ratio is a percentage: 0..=100");
     }
