@@ -289,13 +289,13 @@ impl<'c> Scanner<'c> {
                 defines: defines(pass),
                 buffers,
                 // n, and the single pass's epoch
-                push_constant_bytes: if variant == Variant::SinglePass { 8 } else { 4 },
+                push_constant_bytes: if single_pass { 8 } else { 4 },
                 workgroup_size: workgroup,
                 ..Default::default()
             };
             Kernel::new(ctx, &desc)
         };
-        if variant == Variant::SinglePass {
+        if single_pass {
             let kernels = vec![kernel("03_scan/single_pass.comp", None, 4)?];
             return Ok(Ok(Scanner { ctx, tile, kernels, fallback }));
         }

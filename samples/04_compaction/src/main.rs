@@ -331,8 +331,14 @@ impl<'c> Compactor<'c> {
         let compaction = |shader, mode: &str| {
             let data = if ty == F32OrU32::F32 { "DATA_F32" } else { "DATA_U32" };
             let (single, count) = (u32::from(mode == "single"), u32::from(mode == "count"));
-            let mut defines = numbers(&[(data, 1), (form_define, 1), ("ITEMS", items), ("DEPTH", depth)]);
-            defines.extend(numbers(&[("MODE_SINGLE_PASS", single), ("MODE_COUNT", count)]));
+            let mut defines = numbers(&[
+                (data, 1),
+                (form_define, 1),
+                ("ITEMS", items),
+                ("DEPTH", depth),
+                ("MODE_SINGLE_PASS", single),
+                ("MODE_COUNT", count),
+            ]);
             defines.extend(harness::lookback::defines(ctx, lookback_lanes));
             // --inject-fault: the workgroup (or tile) that holds PLANTED.
             defines.extend(args.common.fault_defines(PLANTED as u64, (PLANTED as u32 / tile).into()));
