@@ -110,6 +110,17 @@ pub fn value_name<T: clap::ValueEnum>(value: T) -> String {
     value.to_possible_value().map(|v| v.get_name().to_string()).unwrap_or_default()
 }
 
+/// The entry for `n` in a table of (largest n, entry) sorted by size: pipelines chosen by input
+/// size (03's tiles by n, 04's depths). `None` past the last row.
+pub fn for_size<T>(table: &[(u64, T)], n: u64) -> Option<&T> {
+    table.iter().find(|(max_n, _)| n <= *max_n).map(|(_, entry)| entry)
+}
+
+/// Shader `#define`s with numeric values, as a `KernelDesc` takes them.
+pub fn numeric_defines(defines: &[(&'static str, u32)]) -> Vec<(&'static str, String)> {
+    defines.iter().map(|&(name, value)| (name, value.to_string())).collect()
+}
+
 /// The chosen values, or all of them when none was chosen (a flag given no values).
 pub fn or_all<T: Copy>(chosen: &[T], all: &[T]) -> Vec<T> {
     if chosen.is_empty() {

@@ -13,8 +13,8 @@ mod run;
 mod subgroup_check;
 
 pub use bench::{
-    bench_sizes, copy_between, copy_ceiling, empty_dispatch, largest_size, or_all, run_sizes, start_bench, time_gpu,
-    value_name, warm_up, warm_up_for, Bench, BenchRow, GpuTimes, Timed, Timing,
+    bench_sizes, copy_between, copy_ceiling, empty_dispatch, for_size, largest_size, numeric_defines, or_all,
+    run_sizes, start_bench, time_gpu, value_name, warm_up, warm_up_for, Bench, BenchRow, GpuTimes, Timed, Timing,
 };
 pub use compare::{compare_exact, compare_floats, Check};
 pub use report::{out, Report, Status};

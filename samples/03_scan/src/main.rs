@@ -175,7 +175,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                 bench.copy_ceiling(ctx, n * 4, report)?;
             }
             for (name, exclusive, shapes) in &scanners {
-                let Some((_, scanner)) = shapes.iter().find(|(max_n, _)| n <= *max_n) else { continue };
+                let Some(scanner) = harness::for_size(shapes, n) else { continue };
                 args.common.check_fault_reach(name, input.len() as u64, scanner.tile, PLANTED)?;
                 let mut b = scanner.buffers(&input)?;
                 let timed = Bench::time_if(bench.as_ref(), ctx, |rec| scanner.record(rec, &b, input.len()))?;

@@ -46,7 +46,7 @@ struct Args {
     #[arg(long = "type", value_enum, value_delimiter = ',')]
     ty: Vec<F32OrU32>,
     /// Percent of the elements kept (default: 0, 1, 10, 50, 99, 100; with --bench: 10, 50).
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(0..=100))]
     keep_ratio: Vec<u32>,
     // --workgroup, --items (their defaults in after_help) and --lookback.
     #[command(flatten)]
@@ -85,9 +85,6 @@ fn main() -> ExitCode {
 fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
     let seed = args.common.seed();
     args.common.check_size(ctx, 4)?;
-    if args.keep_ratio.iter().any(|&r| r > 100) {
-        return vk_compute::setup_error("--keep-ratio is a percentage: 0..=100");
-    }
     let bench = args.common.bench;
     let variants = or_all(&args.variant, Variant::value_variants());
     args.tile.check(ctx, 128, variants.contains(&Variant::SinglePass))?;
@@ -106,7 +103,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
     let mut timer = Bench::start(ctx, &args.common, report)?;
     // Sizes: one, a prime, 2^20+3 (the last tile partial), and a random size.
     let sizes = harness::run_sizes(ctx, &args.common, &[1, 7, 1_000_003, harness::random::size(seed, 2, 1 << 21)]);
-    let largest = sizes.iter().max().map_or(0, |&n| n as usize);
+    let largest = sizes.iter().max().copied().unwrap_or(0);
     for &form in &forms {
         for &ty in &types {
             let mut compactors = Vec::new();
@@ -129,7 +126,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                         timer.copy_ceiling(ctx, n * 4, report)?;
                     }
                     for (name, by_size) in &compactors {
-                        let Some((_, compactor)) = by_size.iter().find(|(max_n, _)| n as usize <= *max_n) else {
+                        let Some(compactor) = harness::for_size(by_size, n) else {
                             continue;
                         };
                         let label = format!("{name} keep {ratio}%");
@@ -196,7 +193,7 @@ fn two_deep_possible(variant: Variant, form: Form, lookback_lanes: u32) -> bool 
 /// Where two loads a tile pay, by default: from 2^25 elements (measured on the H200, chapter
 /// 04). Half as many tiles leave half the workgroups to overlap their look-backs, which below
 /// that costs more than it saves.
-const TWO_DEEP_FROM: usize = 1 << 25;
+const TWO_DEEP_FROM: u64 = 1 << 25;
 // ANCHOR_END: two_deep
 
 impl Variant {
@@ -254,8 +251,8 @@ impl<'c> Compactor<'c> {
         form: Form,
         ty: F32OrU32,
         args: &Args,
-        largest: usize,
-    ) -> Result<Result<Vec<(usize, Self)>, String>> {
+        largest: u64,
+    ) -> Result<Result<Vec<(u64, Self)>, String>> {
         let fallback = match variant {
             Variant::SinglePass => Compactor::new(ctx, Variant::ThreePass, form, ty, args, 1, None)?.map(Rc::new).ok(),
             _ => None,
@@ -265,10 +262,10 @@ impl<'c> Compactor<'c> {
             Err(reason) => return Ok(Err(reason)),
         };
         if !first.two_deep_possible || args.depth.is_some() || largest < TWO_DEEP_FROM {
-            return Ok(Ok(vec![(usize::MAX, first)]));
+            return Ok(Ok(vec![(u64::MAX, first)]));
         }
         let deep = Compactor::new(ctx, variant, form, ty, args, 2, fallback)?.map_err(anyhow::Error::msg)?;
-        Ok(Ok(vec![(TWO_DEEP_FROM - 1, first), (usize::MAX, deep)]))
+        Ok(Ok(vec![(TWO_DEEP_FROM - 1, first), (u64::MAX, deep)]))
     }
 
     /// The variant's pipelines with tiles `depth` loads deep (1 where two_deep_possible says
@@ -324,14 +321,11 @@ impl<'c> Compactor<'c> {
             };
             Kernel::new(ctx, &desc)
         };
-        let numbers = |defines: &[(&'static str, u32)]| -> Vec<_> {
-            defines.iter().map(|&(name, value)| (name, value.to_string())).collect()
-        };
         // The compaction kernels: n, threshold bits and the single pass's epoch as push constants.
         let compaction = |shader, mode: &str| {
             let data = if ty == F32OrU32::F32 { "DATA_F32" } else { "DATA_U32" };
             let (single, count) = (u32::from(mode == "single"), u32::from(mode == "count"));
-            let mut defines = numbers(&[
+            let mut defines = harness::numeric_defines(&[
                 (data, 1),
                 (form_define, 1),
                 ("ITEMS", items),
@@ -350,8 +344,13 @@ impl<'c> Compactor<'c> {
             Variant::SinglePass => vec![compaction("04_compaction/stable.comp", "single")?],
             Variant::ThreePass => {
                 // Pass 2, the exclusive scan of the tiles' counts in one workgroup, is 03's.
-                let scan =
-                    numbers(&[("TYPE_U32", 1), ("SCAN_INTRINSIC", 1), ("EXCLUSIVE", 1), ("ITEMS", items), ("PASS", 2)]);
+                let scan = harness::numeric_defines(&[
+                    ("TYPE_U32", 1),
+                    ("SCAN_INTRINSIC", 1),
+                    ("EXCLUSIVE", 1),
+                    ("ITEMS", items),
+                    ("PASS", 2),
+                ]);
                 vec![
                     compaction("04_compaction/stable.comp", "count")?,
                     kernel("03_scan/reduce_then_scan.comp", 3, 4, scan)?,

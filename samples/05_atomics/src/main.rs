@@ -38,7 +38,7 @@ struct Args {
     #[arg(long, value_enum, value_delimiter = ',')]
     variant: Vec<Variant>,
     /// append: percent of the elements kept (default: 1, 10, 50, 100).
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(0..=100))]
     keep_ratio: Vec<u32>,
     /// histogram: bins, 1 to 4096 (default: 1, 16, 256, 4096).
     #[arg(long, value_delimiter = ',')]
@@ -122,9 +122,6 @@ fn main() -> ExitCode {
 
 fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
     args.common.check_size(ctx, 4)?;
-    if args.keep_ratio.iter().any(|&r| r > 100) {
-        return vk_compute::setup_error("--keep-ratio is a percentage: 0..=100");
-    }
     if args.bins.iter().any(|&b| b == 0 || b > 4096) {
         return vk_compute::setup_error("--bins must be from 1 to 4096");
     }
