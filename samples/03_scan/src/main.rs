@@ -22,8 +22,9 @@ use vk_compute::{Barrier, Buffer, Context, Kernel, KernelDesc, Recorder, Subgrou
 #[derive(Parser, Debug)]
 #[command(
     about = "Prefix sums from subgroup shuffles to a single-pass decoupled look-back scan",
-    after_help = "Tiles (--workgroup × --items) by default: the single pass 256 × 24 up to 2^22 elements, \
-                  256 × 16 up to 2^24, 384 × 32 above; reduce-then-scan 256 × 32 (chapter 03, tiles by n)."
+    after_help = "Tiles (--workgroup × --items) by default: the single pass 512 × 12 up to 2^20 elements, \
+                  256 × 24 up to 2^22, 256 × 16 up to 2^24, 384 × 32 above (workgroups within the device's \
+                  limit); reduce-then-scan 256 × 32 (chapter 03, tiles by n)."
 )]
 struct Args {
     #[command(flatten)]
@@ -83,11 +84,15 @@ const REDUCE_THEN_SCAN_TILE: TileShape = TileShape { workgroup: WORKGROUP, items
 /// The single pass's tile for each n (up to and including the first figure), measured on the
 /// H200 (chapter 03): below 2^25 elements the scan is bound by the look-back chain's latency, and
 /// small tiles whose rows are scanned after the look-back (39 and 32 registers, so 6 and 8
-/// workgroups a multiprocessor) finish sooner; from 2^25 it is bound by memory, and 32 elements
+/// workgroups a multiprocessor) finish sooner. Up to 2^20 every tile runs at once whatever its
+/// registers, and what a tile does after its look-back (scanning and storing its rows) is on the
+/// critical path: workgroups of 512 with 12 elements an invocation scan 3 rows there instead of
+/// 6, in tiles of about the same size. From 2^25 the scan is bound by memory, and 32 elements
 /// an invocation with the rows scanned before the look-back (61 registers) move it fastest, in
 /// workgroups of 384: 11 data subgroups a look-back subgroup instead of 7, tiles 57 % larger,
 /// so fewer look-backs a byte. Args' after_help repeats this table for `--help`.
-const SINGLE_PASS_TILES: [(u64, TileShape); 3] = [
+const SINGLE_PASS_TILES: [(u64, TileShape); 4] = [
+    (1 << 20, TileShape { workgroup: 512, items: 12, rows_after_lookback: true }),
     (1 << 22, TileShape { workgroup: WORKGROUP, items: 24, rows_after_lookback: true }),
     (1 << 24, TileShape { workgroup: WORKGROUP, items: 16, rows_after_lookback: true }),
     (u64::MAX, TileShape { workgroup: 384, items: 32, rows_after_lookback: false }),
@@ -96,14 +101,17 @@ const SINGLE_PASS_TILES: [(u64, TileShape); 3] = [
 
 /// The tiles a variant runs with, by n: the single pass's table, with `--workgroup` and
 /// `--items` replacing its invocations per workgroup and elements per invocation; one shape for
-/// the other variants.
-fn tile_shapes(variant: Variant, workgroup: Option<u32>, items: Option<u32>) -> Vec<(u64, TileShape)> {
+/// the other variants. A default workgroup larger than the device allows shrinks to the largest
+/// multiple of `subgroup` (the largest subgroup size) that it does allow.
+fn tile_shapes(variant: Variant, workgroup: Option<u32>, items: Option<u32>, ctx: &Context) -> Vec<(u64, TileShape)> {
     let table = match variant {
         Variant::SinglePass => SINGLE_PASS_TILES.to_vec(),
         _ => vec![(u64::MAX, REDUCE_THEN_SCAN_TILE)],
     };
+    let subgroup = ctx.caps().subgroup_size_range().1;
+    let allowed = ctx.caps().max_workgroup_invocations / subgroup * subgroup;
     let given = |shape: TileShape| TileShape {
-        workgroup: workgroup.unwrap_or(shape.workgroup),
+        workgroup: workgroup.unwrap_or(shape.workgroup.min(allowed)),
         items: items.unwrap_or(shape.items),
         ..shape
     };
@@ -130,9 +138,10 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
         _ => vec![false, true],
     };
     let mut bench = Bench::start(ctx, &args.common, report)?;
-    // Odd sizes: empty, one, a prime, 1 000 003, 2^22+3, 2^24+3 (the last three take each of the
-    // single pass's tile shapes, SINGLE_PASS_TILES), and a random size.
-    let defaults = [0, 1, 7, 1_000_003, (1 << 22) + 3, (1 << 24) + 3, harness::random::size(seed, 2, 1 << 22)];
+    // Odd sizes: empty, one, a prime, 1 000 003, 2^21+3, 2^22+3, 2^24+3 (the last four take each
+    // of the single pass's tile shapes, SINGLE_PASS_TILES), and a random size.
+    let defaults =
+        [0, 1, 7, 1_000_003, (1 << 21) + 3, (1 << 22) + 3, (1 << 24) + 3, harness::random::size(seed, 2, 1 << 22)];
     let mut sizes = harness::run_sizes(ctx, &args.common, &defaults);
     if args.common.bench && args.common.size.is_none() {
         // Every power of two from 2^20 to 2^25, where a single pass is bound by its chain of
@@ -157,7 +166,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                     _ => None,
                 };
                 let mut shapes = Vec::new();
-                for (max_n, shape) in tile_shapes(variant, args.tile.workgroup, args.tile.items) {
+                for (max_n, shape) in tile_shapes(variant, args.tile.workgroup, args.tile.items, ctx) {
                     let scanner = Scanner::new(ctx, variant, ty, exclusive, shape, fallback.clone(), args)?;
                     let Some(scanner) = report.skip_unless(&name, scanner) else { break };
                     let label = format!("{name}, {} × {} items", shape.workgroup, shape.items);
