@@ -101,21 +101,25 @@ const SINGLE_PASS_TILES: [(u64, TileShape); 4] = [
 
 /// The tiles a variant runs with, by n: the single pass's table, with `--workgroup` and
 /// `--items` replacing its invocations per workgroup and elements per invocation; one shape for
-/// the other variants. A default workgroup larger than the device allows shrinks to the largest
-/// multiple of `subgroup` (the largest subgroup size) that it does allow.
+/// the other variants.
 fn tile_shapes(variant: Variant, workgroup: Option<u32>, items: Option<u32>, ctx: &Context) -> Vec<(u64, TileShape)> {
     let table = match variant {
         Variant::SinglePass => SINGLE_PASS_TILES.to_vec(),
         _ => vec![(u64::MAX, REDUCE_THEN_SCAN_TILE)],
     };
-    let subgroup = ctx.caps().subgroup_size_range().1;
-    let allowed = ctx.caps().max_workgroup_invocations / subgroup * subgroup;
     let given = |shape: TileShape| TileShape {
-        workgroup: workgroup.unwrap_or(shape.workgroup.min(allowed)),
+        workgroup: workgroup_or(ctx, workgroup, shape.workgroup),
         items: items.unwrap_or(shape.items),
         ..shape
     };
     table.into_iter().map(|(n, shape)| (n, given(shape))).collect()
+}
+
+/// The `--workgroup` given, else `default` or, if the device allows fewer invocations a
+/// workgroup, the largest multiple of the largest subgroup size that it allows.
+fn workgroup_or(ctx: &Context, given: Option<u32>, default: u32) -> u32 {
+    let subgroup = ctx.caps().subgroup_size_range().1;
+    given.unwrap_or(default.min(ctx.caps().max_workgroup_invocations / subgroup * subgroup))
 }
 
 fn main() -> ExitCode {
@@ -159,7 +163,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                 // One fallback for every tile shape of the single pass.
                 let fallback = match variant {
                     Variant::SinglePass => {
-                        let workgroup = args.tile.workgroup.unwrap_or(WORKGROUP);
+                        let workgroup = workgroup_or(ctx, args.tile.workgroup, WORKGROUP);
                         let shape = TileShape { workgroup, ..REDUCE_THEN_SCAN_TILE };
                         Scanner::new(ctx, Variant::Intrinsic, ty, exclusive, shape, None, args)?.map(Rc::new).ok()
                     }
