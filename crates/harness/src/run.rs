@@ -95,7 +95,7 @@ impl CommonArgs {
     /// generating a large input.
     pub fn check_size(&self, ctx: &Context, elem_bytes: u64) -> Result<()> {
         let Some(n) = self.size else { return Ok(()) };
-        let limit = (ctx.caps().max_storage_buffer_range / elem_bytes).min(u64::from(u32::MAX));
+        let limit = crate::largest_size(ctx, elem_bytes);
         if n > limit {
             return Err(SetupError(format!(
                 "--size {n}: at most {limit} elements of {elem_bytes} bytes fit one buffer on {} (maxStorageBufferRange {} bytes, 32-bit indices)",
@@ -337,6 +337,13 @@ pub struct TileArgs {
 }
 
 impl TileArgs {
+    /// `--workgroup` if given, else the sample's `default` or, on a device that allows fewer
+    /// invocations a workgroup, the largest multiple of the largest subgroup size that it allows.
+    pub fn workgroup_or(&self, ctx: &Context, default: u32) -> u32 {
+        let subgroup = ctx.caps().subgroup_size_range().1;
+        self.workgroup.unwrap_or(default.min(ctx.caps().max_workgroup_invocations / subgroup * subgroup))
+    }
+
     /// `--workgroup` and `--items`, where given: the workgroup a multiple of the largest
     /// subgroup size (tiles are laid out by subgroup, and each subgroup's last lane brings its
     /// total: no partial subgroups), the items a multiple of 4 (16-byte loads) up to `max_items`.

@@ -616,6 +616,13 @@ impl Context {
         self.timestamp_valid_bits > 0
     }
 
+    /// Why a kernel that uses the subgroup operations `needs` in workgroups of `workgroup_size`
+    /// cannot run here, if it cannot: operations the device lacks ([`Self::missing_subgroup_ops`])
+    /// or, for a kernel that uses any, a partial subgroup ([`Self::partial_subgroups`]).
+    pub fn subgroup_kernel_unsupported(&self, needs: u32, workgroup_size: u32) -> Option<String> {
+        self.missing_subgroup_ops(needs).or_else(|| self.partial_subgroups(workgroup_size).filter(|_| needs != 0))
+    }
+
     /// Why a workgroup of `workgroup_size` invocations may hold a subgroup with fewer active
     /// lanes than `gl_SubgroupSize` here, if it may: a fixed size that does not divide the
     /// workgroup, or a size that may vary on a device that cannot require full subgroups.

@@ -100,26 +100,19 @@ const SINGLE_PASS_TILES: [(u64, TileShape); 4] = [
 // ANCHOR_END: tiles_by_n
 
 /// The tiles a variant runs with, by n: the single pass's table, with `--workgroup` and
-/// `--items` replacing its invocations per workgroup and elements per invocation; one shape for
-/// the other variants.
-fn tile_shapes(variant: Variant, workgroup: Option<u32>, items: Option<u32>, ctx: &Context) -> Vec<(u64, TileShape)> {
+/// `--items` replacing its invocations per workgroup and elements per invocation (a default
+/// workgroup within the device's limit, TileArgs::workgroup_or); one shape for the other variants.
+fn tile_shapes(variant: Variant, tile: &harness::TileArgs, ctx: &Context) -> Vec<(u64, TileShape)> {
     let table = match variant {
         Variant::SinglePass => SINGLE_PASS_TILES.to_vec(),
         _ => vec![(u64::MAX, REDUCE_THEN_SCAN_TILE)],
     };
     let given = |shape: TileShape| TileShape {
-        workgroup: workgroup_or(ctx, workgroup, shape.workgroup),
-        items: items.unwrap_or(shape.items),
+        workgroup: tile.workgroup_or(ctx, shape.workgroup),
+        items: tile.items.unwrap_or(shape.items),
         ..shape
     };
     table.into_iter().map(|(n, shape)| (n, given(shape))).collect()
-}
-
-/// The `--workgroup` given, else `default` or, if the device allows fewer invocations a
-/// workgroup, the largest multiple of the largest subgroup size that it allows.
-fn workgroup_or(ctx: &Context, given: Option<u32>, default: u32) -> u32 {
-    let subgroup = ctx.caps().subgroup_size_range().1;
-    given.unwrap_or(default.min(ctx.caps().max_workgroup_invocations / subgroup * subgroup))
 }
 
 fn main() -> ExitCode {
@@ -163,14 +156,14 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                 // One fallback for every tile shape of the single pass.
                 let fallback = match variant {
                     Variant::SinglePass => {
-                        let workgroup = workgroup_or(ctx, args.tile.workgroup, WORKGROUP);
+                        let workgroup = args.tile.workgroup_or(ctx, WORKGROUP);
                         let shape = TileShape { workgroup, ..REDUCE_THEN_SCAN_TILE };
                         Scanner::new(ctx, Variant::Intrinsic, ty, exclusive, shape, None, args)?.map(Rc::new).ok()
                     }
                     _ => None,
                 };
                 let mut shapes = Vec::new();
-                for (max_n, shape) in tile_shapes(variant, args.tile.workgroup, args.tile.items, ctx) {
+                for (max_n, shape) in tile_shapes(variant, &args.tile, ctx) {
                     let scanner = Scanner::new(ctx, variant, ty, exclusive, shape, fallback.clone(), args)?;
                     let Some(scanner) = report.skip_unless(&name, scanner) else { break };
                     let label = format!("{name}, {} × {} items", shape.workgroup, shape.items);
@@ -253,11 +246,6 @@ impl<'c> Scanner<'c> {
         args: &Args,
     ) -> Result<Result<Self, String>> {
         let (workgroup, items) = (shape.workgroup, shape.items);
-        // A varying subgroup size without computeFullSubgroups could leave a subgroup partial
-        // even then.
-        if let Some(reason) = ctx.partial_subgroups(workgroup) {
-            return Ok(Err(reason));
-        }
         let (primitive, needs) = match variant {
             Variant::Hillis => ("SCAN_HILLIS", SubgroupOps::BASIC),
             Variant::Shuffle => ("SCAN_SHUFFLE", SubgroupOps::BASIC | SubgroupOps::SHUFFLE_RELATIVE),
@@ -271,7 +259,8 @@ impl<'c> Scanner<'c> {
                     | SubgroupOps::SHUFFLE,
             ),
         };
-        if let Some(reason) = ctx.missing_subgroup_ops(needs) {
+        // Every variant gives lanes slots by subgroup ID: no partial subgroups.
+        if let Some(reason) = ctx.subgroup_kernel_unsupported(needs, workgroup) {
             return Ok(Err(reason));
         }
         let single_pass = variant == Variant::SinglePass;

@@ -31,7 +31,7 @@ use vk_compute::{Barrier, Buffer, Context, Kernel, KernelDesc, Recorder, Subgrou
     about = "Stream compaction: naive atomics, ballot-aggregated atomics, a stable single pass",
     after_help = "Tiles (--workgroup × --items) by default: the stable variants 512 × 16, unique 256 × 24 \
                   (chapter 04), twice as long where the single pass loads two depths; the unordered ones \
-                  256 × 1."
+                  256 × 1 (workgroups within the device's limit)."
 )]
 struct Args {
     #[command(flatten)]
@@ -170,11 +170,11 @@ fn bytes_moved(form: Form, input: &CompactionInput, kept: u32) -> u64 {
 /// The stable variants' workgroup size and elements per invocation by form, the fastest
 /// measured on the H200 at 2^28 (chapter 04): 512 × 16 (32 registers, so four workgroups a
 /// multiprocessor, and one look-back subgroup for 15 data subgroups); unique, slower there,
-/// keeps 256 × 24. `--workgroup` and `--items` replace either. Args' after_help repeats this for
-/// `--help`.
-fn tile_shape(form: Form, args: &Args) -> (u32, u32) {
+/// keeps 256 × 24. `--workgroup` and `--items` replace either; a default workgroup shrinks to
+/// the device's limit (TileArgs::workgroup_or). Args' after_help repeats this for `--help`.
+fn tile_shape(ctx: &Context, form: Form, args: &Args) -> (u32, u32) {
     let (workgroup, items) = if form == Form::Unique { (WORKGROUP, 24) } else { (512, 16) };
-    (args.tile.workgroup.unwrap_or(workgroup), args.tile.items.unwrap_or(items))
+    (args.tile.workgroup_or(ctx, workgroup), args.tile.items.unwrap_or(items))
 }
 // ANCHOR_END: tile_shape
 
@@ -286,14 +286,11 @@ impl<'c> Compactor<'c> {
             Variant::Aggregated => ballot,
             Variant::SinglePass | Variant::ThreePass => stable,
         };
-        if let Some(reason) = ctx.missing_subgroup_ops(needs) {
-            return Ok(Err(reason));
-        }
         let (workgroup, items) = match variant {
-            Variant::SinglePass | Variant::ThreePass => tile_shape(form, args),
-            Variant::Naive | Variant::Aggregated => (args.tile.workgroup.unwrap_or(WORKGROUP), 1),
+            Variant::SinglePass | Variant::ThreePass => tile_shape(ctx, form, args),
+            Variant::Naive | Variant::Aggregated => (args.tile.workgroup_or(ctx, WORKGROUP), 1),
         };
-        if let Some(reason) = ctx.partial_subgroups(workgroup).filter(|_| variant != Variant::Naive) {
+        if let Some(reason) = ctx.subgroup_kernel_unsupported(needs, workgroup) {
             return Ok(Err(reason));
         }
         let single_pass = variant == Variant::SinglePass;

@@ -291,10 +291,7 @@ struct Buffers<'c> {
 impl<'c> Runner<'c> {
     fn new(ctx: &'c Context, workload: Workload, variant: Variant, args: &Args) -> Result<Result<Self, String>> {
         let needs = variant.needs(workload);
-        if let Some(reason) = ctx.missing_subgroup_ops(needs) {
-            return Ok(Err(reason));
-        }
-        if let Some(reason) = ctx.partial_subgroups(WORKGROUP).filter(|_| needs != 0) {
+        if let Some(reason) = ctx.subgroup_kernel_unsupported(needs, WORKGROUP) {
             return Ok(Err(reason));
         }
         let variant_define = format!("VARIANT_{}", harness::value_name(variant).to_uppercase().replace('-', "_"));
