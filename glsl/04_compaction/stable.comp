@@ -257,7 +257,9 @@ void main() {
             [[unroll]] for (uint r = 0; r < ROWS; ++r) {
                 out_last += write_row(v[r], row_bits(kept_bits, r), out_last, false);
             }
-            // DEPTH 2: the first depth, read again (from L2, mostly).
+            // DEPTH 2: the first depth, read again (from L2, mostly), a row at a time: with the
+            // loop unrolled, its loads all in flight at once, the kernel took 40 registers
+            // instead of 32 on the H200, and lost a workgroup a multiprocessor (chapter 04).
             [[dont_unroll]] for (uint row = 0; row < (DEPTH - 1) * ROWS; ++row) {
                 uint first = lane_first(segment_first, row);
                 D4 x;
