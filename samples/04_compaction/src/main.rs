@@ -89,12 +89,14 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
     let variants = or_all(&args.variant, Variant::value_variants());
     args.tile.check(ctx, 128, variants.contains(&Variant::SinglePass))?;
     let forms = or_all(&args.form, if bench { &[Form::Select] } else { Form::value_variants() });
-    let two_deep_runs =
-        variants.contains(&Variant::SinglePass) && forms.iter().any(|f| matches!(f, Form::Select | Form::Flags));
-    if args.depth == Some(2) && (!two_deep_runs || args.tile.lookback == harness::lookback::Lookback::Narrow) {
+    let two_deep_forms = forms.iter().any(|f| matches!(f, Form::Select | Form::Flags));
+    if args.depth == Some(2) && !(variants.contains(&Variant::SinglePass) && two_deep_forms) {
         return vk_compute::setup_error(
-            "--depth 2 is for the single pass's select and flags with the look-back subgroup (not --lookback narrow)",
+            "--depth 2 changes the single pass's select and flags only: add --variant single-pass --form select",
         );
+    }
+    if args.depth == Some(2) && args.tile.lookback == harness::lookback::Lookback::Narrow {
+        return vk_compute::setup_error("--depth 2 needs the look-back subgroup: drop --lookback narrow");
     }
     let types = or_all(&args.ty, if bench { &[F32OrU32::F32] } else { F32OrU32::value_variants() });
     let ratios = or_all(&args.keep_ratio, if bench { &[10, 50] } else { &[0, 1, 10, 50, 99, 100] });
@@ -320,9 +322,14 @@ impl<'c> Compactor<'c> {
         let compaction = |shader, mode: &str| {
             let data = if ty == F32OrU32::F32 { "DATA_F32" } else { "DATA_U32" };
             let (single, count) = (u32::from(mode == "single"), u32::from(mode == "count"));
-            let mut defines =
-                harness::numeric_defines(&[(data, 1), (form_define, 1), ("ITEMS", items), ("DEPTH", depth)]);
-            defines.extend(harness::numeric_defines(&[("MODE_SINGLE_PASS", single), ("MODE_COUNT", count)]));
+            let mut defines = harness::numeric_defines(&[
+                (data, 1),
+                (form_define, 1),
+                ("ITEMS", items),
+                ("DEPTH", depth),
+                ("MODE_SINGLE_PASS", single),
+                ("MODE_COUNT", count),
+            ]);
             defines.extend(harness::lookback::defines(ctx, lookback_lanes));
             // --inject-fault: the workgroup (or tile) that holds PLANTED.
             defines.extend(args.common.fault_defines(PLANTED as u64, (PLANTED as u32 / tile).into()));
@@ -334,8 +341,13 @@ impl<'c> Compactor<'c> {
             Variant::SinglePass => vec![compaction("04_compaction/stable.comp", "single")?],
             Variant::ThreePass => {
                 // Pass 2, the exclusive scan of the tiles' counts in one workgroup, is 03's.
-                let mut scan = harness::numeric_defines(&[("TYPE_U32", 1), ("SCAN_INTRINSIC", 1), ("EXCLUSIVE", 1)]);
-                scan.extend(harness::numeric_defines(&[("ITEMS", items), ("PASS", 2)]));
+                let scan = harness::numeric_defines(&[
+                    ("TYPE_U32", 1),
+                    ("SCAN_INTRINSIC", 1),
+                    ("EXCLUSIVE", 1),
+                    ("ITEMS", items),
+                    ("PASS", 2),
+                ]);
                 vec![
                     compaction("04_compaction/stable.comp", "count")?,
                     kernel("03_scan/reduce_then_scan.comp", 3, 4, scan)?,
