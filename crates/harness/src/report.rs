@@ -207,6 +207,28 @@ impl Report {
         }
     }
 
+    /// A variant's pipelines chosen by input size (03's tiles by n, 04's loads a tile): `build`
+    /// for each row of `table`, (largest n, what to build) sorted by size, giving the (largest
+    /// n, pipelines) rows that [`crate::for_size`] picks from. Each built row's kernels'
+    /// statistics are printed under `label` of its entry. A row that cannot be built records
+    /// the variant's SKIP with the reason and ends the table: larger sizes do not run.
+    pub fn build_by_size<'c, E, T>(
+        &mut self,
+        variant: &str,
+        table: Vec<(u64, E)>,
+        label: impl Fn(&E) -> String,
+        kernels: impl Fn(&T) -> &[vk_compute::Kernel<'c>],
+        mut build: impl FnMut(&E) -> anyhow::Result<Result<T, String>>,
+    ) -> anyhow::Result<Vec<(u64, T)>> {
+        let mut rows = Vec::with_capacity(table.len());
+        for (max_n, entry) in table {
+            let Some(built) = self.skip_unless(variant, build(&entry)?) else { break };
+            self.pipeline_stats(&label(&entry), kernels(&built))?;
+            rows.push((max_n, built));
+        }
+        Ok(rows)
+    }
+
     /// Print each kernel's driver statistics on one line (nothing unless `--pipeline-stats`).
     pub fn pipeline_stats<'k, 'c: 'k>(
         &mut self,

@@ -162,14 +162,13 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                     }
                     _ => None,
                 };
-                let mut shapes = Vec::new();
-                for (max_n, shape) in tile_shapes(variant, &args.tile, ctx) {
-                    let scanner = Scanner::new(ctx, variant, ty, exclusive, shape, fallback.clone(), args)?;
-                    let Some(scanner) = report.skip_unless(&name, scanner) else { break };
-                    let label = format!("{name}, {} × {} items", shape.workgroup, shape.items);
-                    report.pipeline_stats(&label, &scanner.kernels)?;
-                    shapes.push((max_n, scanner));
-                }
+                let shapes = report.build_by_size(
+                    &name,
+                    tile_shapes(variant, &args.tile, ctx),
+                    |shape| format!("{name}, {} × {} items", shape.workgroup, shape.items),
+                    |scanner: &Scanner| &scanner.kernels,
+                    |&shape| Scanner::new(ctx, variant, ty, exclusive, shape, fallback.clone(), args),
+                )?;
                 if !shapes.is_empty() {
                     scanners.push((name, exclusive, shapes));
                 }

@@ -110,12 +110,21 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
             for &variant in &variants {
                 let name =
                     format!("{} {} {ty:?}", harness::value_name(variant), harness::value_name(form)).to_lowercase();
-                if let Some(by_size) =
-                    report.skip_unless(&name, Compactor::by_size(ctx, variant, form, ty, args, largest)?)
-                {
-                    for (_, c) in &by_size {
-                        report.pipeline_stats(&format!("{name}, {} deep", c.depth), &c.kernels)?;
+                // The single pass's depths share one three-pass fallback.
+                let fallback = match variant {
+                    Variant::SinglePass => {
+                        Compactor::new(ctx, Variant::ThreePass, form, ty, args, 1, None)?.map(Rc::new).ok()
                     }
+                    _ => None,
+                };
+                let by_size = report.build_by_size(
+                    &name,
+                    depths(ctx, variant, form, args, largest)?,
+                    |depth| format!("{name}, {depth} deep"),
+                    |compactor: &Compactor| &compactor.kernels,
+                    |&depth| Compactor::new(ctx, variant, form, ty, args, depth, fallback.clone()),
+                )?;
+                if !by_size.is_empty() {
                     compactors.push((name, by_size));
                 }
             }
@@ -194,6 +203,21 @@ fn two_deep_possible(variant: Variant, form: Form, lookback_lanes: u32) -> bool 
 /// 04). Half as many tiles leave half the workgroups to overlap their look-backs, which below
 /// that costs more than it saves.
 const TWO_DEEP_FROM: u64 = 1 << 25;
+
+/// Loads of `items` a lane a tile by input size, as (largest n, depth): one, or `--depth`'s,
+/// for every n; where two_deep_possible and `--depth` is not given, two from TWO_DEEP_FROM
+/// elements, if an input that large (`largest`) will run.
+fn depths(ctx: &Context, variant: Variant, form: Form, args: &Args, largest: u64) -> Result<Vec<(u64, u32)>> {
+    let (workgroup, _) = tile_shape(ctx, form, args);
+    let single_pass = variant == Variant::SinglePass;
+    let lanes = harness::lookback::lookback_lanes(ctx, args.tile.lookback, workgroup, single_pass)?.unwrap_or(0);
+    Ok(match args.depth {
+        _ if !two_deep_possible(variant, form, lanes) => vec![(u64::MAX, 1)],
+        Some(depth) => vec![(u64::MAX, depth)],
+        None if largest >= TWO_DEEP_FROM => vec![(TWO_DEEP_FROM - 1, 1), (u64::MAX, 2)],
+        None => vec![(u64::MAX, 1)],
+    })
+}
 // ANCHOR_END: two_deep
 
 impl Variant {
@@ -213,10 +237,6 @@ struct Compactor<'c> {
     /// single-pass only: the three passes to fall back to when workgroups stall (one for
     /// both depths).
     fallback: Option<Rc<Compactor<'c>>>,
-    /// Loads of `items` a lane in a tile: 1, or 2 where two_deep_possible.
-    depth: u32,
-    /// Whether this variant and form may load two depths here (two_deep_possible).
-    two_deep_possible: bool,
 }
 
 /// Device buffers for one input.
@@ -241,35 +261,8 @@ struct Compacted {
 }
 
 impl<'c> Compactor<'c> {
-    /// The variant's pipelines by input size, as (largest n, pipelines), the way chapter 03
-    /// picks its tiles: one load a tile (or `--depth`'s) for every n; where two loads are
-    /// possible and `--depth` is not given, two from TWO_DEEP_FROM elements, if an input that
-    /// large (`largest`) will run. The single pass's depths share one three-pass fallback.
-    fn by_size(
-        ctx: &'c Context,
-        variant: Variant,
-        form: Form,
-        ty: F32OrU32,
-        args: &Args,
-        largest: u64,
-    ) -> Result<Result<Vec<(u64, Self)>, String>> {
-        let fallback = match variant {
-            Variant::SinglePass => Compactor::new(ctx, Variant::ThreePass, form, ty, args, 1, None)?.map(Rc::new).ok(),
-            _ => None,
-        };
-        let first = match Compactor::new(ctx, variant, form, ty, args, args.depth.unwrap_or(1), fallback.clone())? {
-            Ok(first) => first,
-            Err(reason) => return Ok(Err(reason)),
-        };
-        if !first.two_deep_possible || args.depth.is_some() || largest < TWO_DEEP_FROM {
-            return Ok(Ok(vec![(u64::MAX, first)]));
-        }
-        let deep = Compactor::new(ctx, variant, form, ty, args, 2, fallback)?.map_err(anyhow::Error::msg)?;
-        Ok(Ok(vec![(TWO_DEEP_FROM - 1, first), (u64::MAX, deep)]))
-    }
-
-    /// The variant's pipelines with tiles `depth` loads deep (1 where two_deep_possible says
-    /// no); `fallback`, for the single pass, is the three passes it falls back to.
+    /// The variant's pipelines with tiles `depth` loads deep (2 only where two_deep_possible,
+    /// see depths); `fallback`, for the single pass, is the three passes it falls back to.
     fn new(
         ctx: &'c Context,
         variant: Variant,
@@ -304,8 +297,6 @@ impl<'c> Compactor<'c> {
             Form::Partition => "FORM_PARTITION",
             Form::Unique => "FORM_UNIQUE",
         };
-        let two_deep_possible = two_deep_possible(variant, form, lookback_lanes);
-        let depth = if two_deep_possible { depth } else { 1 };
         let tile = if variant.stable() { (workgroup - lookback_lanes) * items * depth } else { workgroup };
         let kernel = |shader, buffers, push_constant_bytes, defines| {
             let desc = KernelDesc {
@@ -355,7 +346,7 @@ impl<'c> Compactor<'c> {
                 ]
             }
         };
-        Ok(Ok(Compactor { ctx, variant, tile, kernels, fallback, depth, two_deep_possible }))
+        Ok(Ok(Compactor { ctx, variant, tile, kernels, fallback }))
     }
 
     /// Tiles (stable variants) or workgroups (the others) over `n` elements.
