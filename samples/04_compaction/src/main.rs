@@ -110,19 +110,20 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
             for &variant in &variants {
                 let name =
                     format!("{} {} {ty:?}", harness::value_name(variant), harness::value_name(form)).to_lowercase();
+                let Some(plan) = report.skip_unless(&name, Plan::new(ctx, variant, form, args)?) else {
+                    continue;
+                };
                 // The single pass's depths share one three-pass fallback.
-                let fallback = match variant {
-                    Variant::SinglePass => {
-                        Compactor::new(ctx, Variant::ThreePass, form, ty, args, 1, None)?.map(Rc::new).ok()
-                    }
+                let fallback = match (variant, Plan::new(ctx, Variant::ThreePass, form, args)?) {
+                    (Variant::SinglePass, Ok(three)) => Some(Rc::new(Compactor::new(ctx, &three, ty, args, 1, None)?)),
                     _ => None,
                 };
                 let by_size = report.build_by_size(
                     &name,
-                    depths(ctx, variant, form, args, largest)?,
+                    depths(&plan, args, largest),
                     |depth| format!("{name}, {depth} deep"),
                     |compactor: &Compactor| &compactor.kernels,
-                    |&depth| Compactor::new(ctx, variant, form, ty, args, depth, fallback.clone()),
+                    |&depth| Compactor::new(ctx, &plan, ty, args, depth, fallback.clone()).map(Ok),
                 )?;
                 if !by_size.is_empty() {
                     compactors.push((name, by_size));
@@ -207,16 +208,13 @@ const TWO_DEEP_FROM: u64 = 1 << 25;
 /// Loads of `items` a lane a tile by input size, as (largest n, depth): one, or `--depth`'s,
 /// for every n; where two_deep_possible and `--depth` is not given, two from TWO_DEEP_FROM
 /// elements, if an input that large (`largest`) will run.
-fn depths(ctx: &Context, variant: Variant, form: Form, args: &Args, largest: u64) -> Result<Vec<(u64, u32)>> {
-    let (workgroup, _) = tile_shape(ctx, form, args);
-    let single_pass = variant == Variant::SinglePass;
-    let lanes = harness::lookback::lookback_lanes(ctx, args.tile.lookback, workgroup, single_pass)?.unwrap_or(0);
-    Ok(match args.depth {
-        _ if !two_deep_possible(variant, form, lanes) => vec![(u64::MAX, 1)],
+fn depths(plan: &Plan, args: &Args, largest: u64) -> Vec<(u64, u32)> {
+    match args.depth {
+        _ if !two_deep_possible(plan.variant, plan.form, plan.lookback_lanes) => vec![(u64::MAX, 1)],
         Some(depth) => vec![(u64::MAX, depth)],
         None if largest >= TWO_DEEP_FROM => vec![(TWO_DEEP_FROM - 1, 1), (u64::MAX, 2)],
         None => vec![(u64::MAX, 1)],
-    })
+    }
 }
 // ANCHOR_END: two_deep
 
@@ -260,24 +258,26 @@ struct Compacted {
     fell_back: bool,
 }
 
-impl<'c> Compactor<'c> {
-    /// The variant's pipelines with tiles `depth` loads deep (2 only where two_deep_possible,
-    /// see depths); `fallback`, for the single pass, is the three passes it falls back to.
-    fn new(
-        ctx: &'c Context,
-        variant: Variant,
-        form: Form,
-        ty: F32OrU32,
-        args: &Args,
-        depth: u32,
-        fallback: Option<Rc<Compactor<'c>>>,
-    ) -> Result<Result<Self, String>> {
+/// What a variant's kernels for one form are built for: the workgroup, elements an invocation
+/// and look-back lanes.
+#[derive(Clone, Copy)]
+struct Plan {
+    variant: Variant,
+    form: Form,
+    workgroup: u32,
+    items: u32,
+    /// The single pass's look-back subgroup (0: the narrow look-back, or another variant).
+    lookback_lanes: u32,
+}
+
+impl Plan {
+    /// `Err` (a SKIP) with the reason when the device lacks what the variant needs.
+    fn new(ctx: &Context, variant: Variant, form: Form, args: &Args) -> Result<Result<Self, String>> {
         let ballot = SubgroupOps::BASIC | SubgroupOps::BALLOT;
-        let stable = ballot | SubgroupOps::ARITHMETIC | SubgroupOps::VOTE;
         let needs = match variant {
             Variant::Naive => 0,
             Variant::Aggregated => ballot,
-            Variant::SinglePass | Variant::ThreePass => stable,
+            Variant::SinglePass | Variant::ThreePass => ballot | SubgroupOps::ARITHMETIC | SubgroupOps::VOTE,
         };
         let (workgroup, items) = match variant {
             Variant::SinglePass | Variant::ThreePass => tile_shape(ctx, form, args),
@@ -287,10 +287,23 @@ impl<'c> Compactor<'c> {
             return Ok(Err(reason));
         }
         let single_pass = variant == Variant::SinglePass;
-        let lookback_lanes = match harness::lookback::lookback_lanes(ctx, args.tile.lookback, workgroup, single_pass)? {
-            Ok(lanes) => lanes,
-            Err(reason) => return Ok(Err(reason)),
-        };
+        let lanes = harness::lookback::lookback_lanes(ctx, args.tile.lookback, workgroup, single_pass)?;
+        Ok(lanes.map(|lookback_lanes| Plan { variant, form, workgroup, items, lookback_lanes }))
+    }
+}
+
+impl<'c> Compactor<'c> {
+    /// `plan`'s pipelines with tiles `depth` loads deep (2 only where two_deep_possible, see
+    /// depths); `fallback`, for the single pass, is the three passes it falls back to.
+    fn new(
+        ctx: &'c Context,
+        plan: &Plan,
+        ty: F32OrU32,
+        args: &Args,
+        depth: u32,
+        fallback: Option<Rc<Compactor<'c>>>,
+    ) -> Result<Self> {
+        let Plan { variant, form, workgroup, items, lookback_lanes } = *plan;
         let form_define = match form {
             Form::Select => "FORM_SELECT",
             Form::Flags => "FORM_FLAGS",
@@ -346,7 +359,7 @@ impl<'c> Compactor<'c> {
                 ]
             }
         };
-        Ok(Ok(Compactor { ctx, variant, tile, kernels, fallback }))
+        Ok(Compactor { ctx, variant, tile, kernels, fallback })
     }
 
     /// Tiles (stable variants) or workgroups (the others) over `n` elements.
