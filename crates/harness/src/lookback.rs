@@ -48,17 +48,23 @@ pub enum Lookback {
     Narrow,
 }
 
-/// The look-back subgroup's lanes for a single pass with workgroups of `workgroup` invocations
-/// (`choice`, `auto` resolved; the shader's LOOKBACK_LANES), 0 for the narrow look-back and for
-/// a variant that is not a single pass (`single_pass` false); `Err` (a SKIP) when the choice
-/// cannot run here, or when the device lacks 64-bit buffer atomics, which every single pass
-/// needs (a tile's flag and value in one word).
+/// The look-back subgroup's lanes for a kernel of a scan-like sample with workgroups of
+/// `workgroup` invocations (`choice`, `auto` resolved; the shader's LOOKBACK_LANES), 0 for the
+/// narrow look-back and for a variant that is not a single pass (`single_pass` false). `Err` (a
+/// SKIP) when the kernel cannot run here: the device lacks the subgroup operations `needs` or
+/// would give a workgroup a partial subgroup (these kernels lay tiles out by subgroup), the
+/// choice cannot run, or a single pass lacks 64-bit buffer atomics (a tile's flag and value in
+/// one word).
 pub fn lookback_lanes(
     ctx: &Context,
+    needs: u32,
     choice: Lookback,
     workgroup: u32,
     single_pass: bool,
 ) -> Result<Result<u32, String>> {
+    if let Some(reason) = ctx.subgroup_kernel_unsupported(needs, workgroup) {
+        return Ok(Err(reason));
+    }
     if !single_pass {
         return Ok(Ok(0));
     }

@@ -259,11 +259,9 @@ impl<'c> Scanner<'c> {
             ),
         };
         // Every variant gives lanes slots by subgroup ID: no partial subgroups.
-        if let Some(reason) = ctx.subgroup_kernel_unsupported(needs, workgroup) {
-            return Ok(Err(reason));
-        }
         let single_pass = variant == Variant::SinglePass;
-        let lookback_lanes = match harness::lookback::lookback_lanes(ctx, args.tile.lookback, workgroup, single_pass)? {
+        let lanes = harness::lookback::lookback_lanes(ctx, needs, args.tile.lookback, workgroup, single_pass)?;
+        let lookback_lanes = match lanes {
             Ok(lanes) => lanes,
             Err(reason) => return Ok(Err(reason)),
         };

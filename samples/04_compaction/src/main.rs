@@ -283,11 +283,8 @@ impl Plan {
             Variant::SinglePass | Variant::ThreePass => tile_shape(ctx, form, args),
             Variant::Naive | Variant::Aggregated => (args.tile.workgroup_or(ctx, WORKGROUP), 1),
         };
-        if let Some(reason) = ctx.subgroup_kernel_unsupported(needs, workgroup) {
-            return Ok(Err(reason));
-        }
         let single_pass = variant == Variant::SinglePass;
-        let lanes = harness::lookback::lookback_lanes(ctx, args.tile.lookback, workgroup, single_pass)?;
+        let lanes = harness::lookback::lookback_lanes(ctx, needs, args.tile.lookback, workgroup, single_pass)?;
         Ok(lanes.map(|lookback_lanes| Plan { variant, form, workgroup, items, lookback_lanes }))
     }
 }
