@@ -59,50 +59,51 @@ const uint DATA_INVOCATIONS = WORKGROUP_SIZE;
 #endif
 const uint TILE = DATA_INVOCATIONS * ITEMS;
 const uint ROWS = ITEMS / 4;  // 16-byte loads per invocation
-#include "striped_tile.glsl"  // load_tile, scan_rows, scan_tile, store_row, store_tile, lane_sum, scan_and_store_rows
+#include "striped_tile.glsl"  // load_tile, scan_rows, scan_tile, store_row, store_tile, lane_sum
 // The tile states and the look-back over them, summing elements of type T.
 #define LB_T T
 #define LB_TO_BITS(x) TO_BITS(x)
 #define LB_FROM_BITS(b) FROM_BITS(b)
-#include "lookback.glsl"  // claim_tile, look_back, look_back_beside
+#include "lookback.glsl"  // claim_tile, look_back, look_back_beside_start and _finish
 
 #if LOOKBACK_SUBGROUP
 // ANCHOR: lookback_subgroup
 // The data subgroups load their segments while the look-back subgroup, started at once, sums
-// the predecessors (lookback.glsl's look_back_beside, which publishes the aggregate and the
-// prefix); then the data subgroups store their rows. With ROWS_AFTER_LOOKBACK (the host's choice
-// for small n) a data subgroup only sums its segment (one subgroupAdd) before the look-back and
-// scans its rows after it, so no row offsets are held across the wait: fewer registers, more
-// workgroups at once. Otherwise it scans its rows first and holds their offsets.
+// the predecessors (lookback.glsl's look_back_beside_start and _finish, which publish the
+// aggregate and the prefix); then the data subgroups store their rows. With
+// ROWS_DURING_LOOKBACK (the host's choice for small n) a data subgroup only sums its segment
+// (one subgroupAdd) before the aggregate goes out, and scans its rows while the look-back goes
+// on: the aggregate, which every successor waits for, comes sooner, and after the wait only the
+// stores are left. Otherwise it scans its rows first (fewer registers in large tiles).
 void scan_with_lookback_subgroup(uint tile) {
     bool data_subgroup = gl_SubgroupID < gl_NumSubgroups - 1;
     bool whole_tile = tile * TILE + TILE <= n;  // uniform
     T4 v[ROWS];
+    T within[ROWS];  // elements of the segment before this lane's vec4 in row r
     T segment_sum = T(0);
-#if ROWS_AFTER_LOOKBACK
+#if ROWS_DURING_LOOKBACK
     if (data_subgroup) {
         load_tile(tile, v);
         segment_sum = subgroupAdd(lane_sum(v));
     }
-    T before_tile, total;
-    T segment_offset = look_back_beside(tile, segment_sum, before_tile, total);
+    look_back_beside_start(tile, segment_sum);  // the aggregate (or the prefix) goes out at once
     if (data_subgroup) {
-        scan_and_store_rows(tile, whole_tile, before_tile + segment_offset, v);
+        scan_rows(v, within);  // its segment sum is the one just published
     }
 #else
-    T within[ROWS];  // elements of the segment before this lane's vec4 in row r
     if (data_subgroup) {
         load_tile(tile, v);
         segment_sum = scan_rows(v, within);
     }
+    look_back_beside_start(tile, segment_sum);
+#endif
     T before_tile, total;
-    T segment_offset = look_back_beside(tile, segment_sum, before_tile, total);
+    T segment_offset = look_back_beside_finish(before_tile, total);
     if (data_subgroup) {
         [[unroll]] for (uint r = 0; r < ROWS; ++r) {
             store_row(tile, r, whole_tile, before_tile + segment_offset + within[r], v[r]);
         }
     }
-#endif
 }
 // ANCHOR_END: lookback_subgroup
 #endif

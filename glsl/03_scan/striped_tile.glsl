@@ -95,10 +95,8 @@ void store_tile(uint tile, T4 v[ROWS], T lane_prefix[ROWS], T tile_offset) {
     }
 }
 
-// ANCHOR: scan_and_store
-// The look-back subgroup's path: the sum of the lane's elements (for the segment's sum, before
-// the look-back), then, after it, each row scanned across the lanes and stored from `start`
-// (the elements before the segment), carrying the rows' totals along the segment.
+// The sum of the lane's elements, the segment's sum once added over the subgroup (with the
+// look-back subgroup, for its aggregate before the rows are scanned).
 T lane_sum(T4 v[ROWS]) {
     T sum = T(0);
     [[unroll]] for (uint r = 0; r < ROWS; ++r) {
@@ -106,12 +104,3 @@ T lane_sum(T4 v[ROWS]) {
     }
     return sum;
 }
-
-void scan_and_store_rows(uint tile, bool whole_tile, T start, T4 v[ROWS]) {
-    [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-        T own = vec_sum(v[r]);
-        store_row(tile, r, whole_tile, start + subgroupExclusiveAdd(own), v[r]);
-        start += subgroupAdd(own);  // the row's total
-    }
-}
-// ANCHOR_END: scan_and_store

@@ -42,7 +42,7 @@ layout(std430, binding = 4) buffer TileStates { uint64_t tile_state[]; };
 #define LB_T uint
 #define LB_TO_BITS(x) (x)
 #define LB_FROM_BITS(b) (b)
-#include "lookback.glsl"  // claim_tile, look_back, look_back_beside
+#include "lookback.glsl"  // claim_tile, look_back, look_back_beside_start and _finish
 #else
 layout(std430, binding = 4) buffer Partials { uint partials[]; };
 #if LOOKBACK_SUBGROUP

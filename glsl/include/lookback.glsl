@@ -198,7 +198,8 @@ LB_T look_back(uint tile, LB_T total) {
 // every invocation must call in turn: look_back_beside_start (the counts' arrival, the
 // look-back, the publishing) and look_back_beside_finish (a barrier), which returns the sum of
 // the tile's segments before the caller's (all of them, for the look-back subgroup) and sets
-// before_tile (the sum over the earlier tiles) and tile_total. look_back_beside below calls both.
+// before_tile (the sum over the earlier tiles) and tile_total. Between the halves a data subgroup
+// may do work of its own (no workgroup barrier) while the look-back goes on.
 
 // ANCHOR: publish_prefix_once
 // The hand-over between the look-back subgroup (`looked_back`) and the tile's last data
@@ -265,14 +266,6 @@ LB_T look_back_beside_finish(out LB_T before_tile, out LB_T tile_total) {
     return within;
 }
 
-// Both halves at once. In look_back_beside_start the last data subgroup to arrive publishes the
-// tile's aggregate and the look-back subgroup looks back, and the second of the two publishes
-// the prefix; between the halves a data subgroup may do work of its own (no workgroup barrier)
-// while the look-back goes on.
-LB_T look_back_beside(uint tile, LB_T segment_value, out LB_T before_tile, out LB_T tile_total) {
-    look_back_beside_start(tile, segment_value);
-    return look_back_beside_finish(before_tile, tile_total);
-}
 // ANCHOR_END: lookback_subgroup
 #endif
 #endif
