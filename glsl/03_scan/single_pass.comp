@@ -74,7 +74,8 @@ const uint ROWS = ITEMS / 4;  // 16-byte loads per invocation
 // ROWS_DURING_LOOKBACK (the host's choice for small n) a data subgroup only sums its segment
 // (one subgroupAdd) before the aggregate goes out, and scans its rows while the look-back goes
 // on: the aggregate, which every successor waits for, comes sooner, and after the wait only the
-// stores are left. Otherwise it scans its rows first (fewer registers in large tiles).
+// stores are left. Otherwise (the host's choice from 2^25, where memory rules; chapter 03) it
+// scans its rows first, before the aggregate goes out.
 void scan_with_lookback_subgroup(uint tile) {
     bool data_subgroup = gl_SubgroupID < gl_NumSubgroups - 1;
     bool whole_tile = tile * TILE + TILE <= n;  // uniform
