@@ -258,8 +258,9 @@ impl<'c> Scanner<'c> {
                     | SubgroupOps::SHUFFLE,
             ),
         };
-        // Every variant gives lanes slots by subgroup ID: no partial subgroups.
         let single_pass = variant == Variant::SinglePass;
+        // Also SKIPs a workgroup with a partial subgroup: every variant gives lanes slots by
+        // subgroup ID.
         let lanes = harness::lookback::lookback_lanes(ctx, needs, args.tile.lookback, workgroup, single_pass)?;
         let lookback_lanes = match lanes {
             Ok(lanes) => lanes,
