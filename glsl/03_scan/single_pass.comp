@@ -70,19 +70,16 @@ const uint ROWS = ITEMS / 4;  // 16-byte loads per invocation
 // ANCHOR: lookback_subgroup
 // The data subgroups load their segments while the look-back subgroup, started at once, sums
 // the predecessors (lookback.glsl's look_back_beside_start and _finish, which publish the
-// aggregate and the prefix); then the data subgroups store their rows. With
-// ROWS_DURING_LOOKBACK (the host's choice for small n) a data subgroup only sums its segment
-// (one subgroupAdd) before the aggregate goes out, and scans its rows while the look-back goes
-// on: the aggregate, which every successor waits for, comes sooner, and after the wait only the
-// stores are left. Otherwise (the host's choice from 2^25, where memory rules; chapter 03) it
-// scans its rows first, before the aggregate goes out.
+// aggregate and the prefix); then the data subgroups store their rows. A data subgroup only
+// sums its segment (one subgroupAdd) before the aggregate goes out, and scans its rows while the
+// look-back goes on: the aggregate, which every successor waits for, comes as soon as the loads
+// are in, and after the wait only the stores are left.
 void scan_with_lookback_subgroup(uint tile) {
     bool data_subgroup = gl_SubgroupID < gl_NumSubgroups - 1;
     bool whole_tile = tile * TILE + TILE <= n;  // uniform
     T4 v[ROWS];
     T within[ROWS];  // elements of the segment before this lane's vec4 in row r
     T segment_sum = T(0);
-#if ROWS_DURING_LOOKBACK
     if (data_subgroup) {
         load_tile(tile, v);
         segment_sum = subgroupAdd(lane_sum(v));
@@ -91,13 +88,6 @@ void scan_with_lookback_subgroup(uint tile) {
     if (data_subgroup) {
         scan_rows(v, within);  // its segment sum is the one just published
     }
-#else
-    if (data_subgroup) {
-        load_tile(tile, v);
-        segment_sum = scan_rows(v, within);
-    }
-    look_back_beside_start(tile, segment_sum);
-#endif
     T before_tile, total;
     T segment_offset = look_back_beside_finish(before_tile, total);
     if (data_subgroup) {

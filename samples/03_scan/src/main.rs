@@ -71,31 +71,27 @@ struct TileShape {
     workgroup: u32,
     /// Elements per invocation.
     items: u32,
-    /// With a look-back subgroup: the data subgroups only sum their segments before the
-    /// aggregate goes out, and scan their rows while the look-back goes on, instead of scanning
-    /// them first (which holds up the aggregate that every successor waits for).
-    rows_during_lookback: bool,
 }
 
 /// The tile of the reduce-then-scan variants (and of the single pass's fallback).
-const REDUCE_THEN_SCAN_TILE: TileShape = TileShape { workgroup: WORKGROUP, items: 32, rows_during_lookback: false };
+const REDUCE_THEN_SCAN_TILE: TileShape = TileShape { workgroup: WORKGROUP, items: 32 };
 
 // ANCHOR: tiles_by_n
 /// The single pass's tile for each n (up to and including the first figure), measured on the
-/// H200 (chapter 03): below 2^25 elements the scan is bound by the look-back chain's latency,
-/// and small tiles (40 and 32 registers, so 6 and 8 workgroups a multiprocessor) whose rows are
-/// scanned while the look-back goes on finish sooner: their aggregates go out after one
-/// subgroupAdd, and after the wait only the stores are left. Up to 2^20 every tile runs at once
+/// H200 (chapter 03). Every tile scans its rows while the look-back goes on: its aggregate goes
+/// out after one subgroupAdd, and after the wait only the stores are left. Below 2^25 elements
+/// the scan is bound by the look-back chain's latency, and small tiles (40 and 32 registers, so
+/// 6 and 8 workgroups a multiprocessor) finish sooner. Up to 2^20 every tile runs at once
 /// whatever its registers, and workgroups of 512 with 12 elements an invocation take tiles of
 /// about the same size with 3 rows a lane. From 2^25 the scan is bound by memory, and 32
-/// elements an invocation with the rows scanned first (55 registers) move it fastest, in
-/// workgroups of 384: 11 data subgroups a look-back subgroup instead of 7, tiles 57 % larger,
-/// so fewer look-backs a byte. Args' after_help repeats this table for `--help`.
+/// elements an invocation (55 registers) move it fastest, in workgroups of 384: 11 data
+/// subgroups a look-back subgroup instead of 7, tiles 57 % larger, so fewer look-backs a byte.
+/// Args' after_help repeats this table for `--help`.
 const SINGLE_PASS_TILES: [(u64, TileShape); 4] = [
-    (1 << 20, TileShape { workgroup: 512, items: 12, rows_during_lookback: true }),
-    (1 << 22, TileShape { workgroup: WORKGROUP, items: 24, rows_during_lookback: true }),
-    (1 << 24, TileShape { workgroup: WORKGROUP, items: 16, rows_during_lookback: true }),
-    (u64::MAX, TileShape { workgroup: 384, items: 32, rows_during_lookback: false }),
+    (1 << 20, TileShape { workgroup: 512, items: 12 }),
+    (1 << 22, TileShape { workgroup: WORKGROUP, items: 24 }),
+    (1 << 24, TileShape { workgroup: WORKGROUP, items: 16 }),
+    (u64::MAX, TileShape { workgroup: 384, items: 32 }),
 ];
 // ANCHOR_END: tiles_by_n
 
@@ -110,7 +106,6 @@ fn tile_shapes(variant: Variant, tile: &harness::TileArgs, ctx: &Context) -> Vec
     let given = |shape: TileShape| TileShape {
         workgroup: tile.workgroup_or(ctx, shape.workgroup),
         items: tile.items.unwrap_or(shape.items),
-        ..shape
     };
     table.into_iter().map(|(n, shape)| (n, given(shape))).collect()
 }
@@ -273,7 +268,6 @@ impl<'c> Scanner<'c> {
                 (primitive, "1".to_string()),
                 ("EXCLUSIVE", u32::from(exclusive).to_string()),
                 ("ITEMS", items.to_string()),
-                ("ROWS_DURING_LOOKBACK", u32::from(shape.rows_during_lookback).to_string()),
             ];
             d.extend(harness::lookback::defines(ctx, lookback_lanes));
             // --inject-fault: the tile that holds PLANTED.
