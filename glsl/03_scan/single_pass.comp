@@ -1,9 +1,10 @@
 // single_pass.comp — chained scan with decoupled look-back (Merrill & Garland, 2016): one pass,
 // one read and one write of every element.
 // One workgroup takes the next tile from an atomic counter (so tiles are taken in order, by
-// running workgroups), loads it with coalesced 16-byte loads, scans it, publishes its
+// running workgroups), loads it with coalesced 16-byte loads, sums it, publishes its
 // aggregate at once, looks back over the predecessors' states (summing aggregates until an
-// inclusive prefix), publishes its own inclusive prefix and writes the tile.
+// inclusive prefix), publishes its own inclusive prefix and writes the tile, scanned in the
+// meantime (with a look-back subgroup, while the look-back goes on; else before it).
 // A tile's state is one 64-bit word, tag << 32 | value bits, read and written with relaxed
 // device-scope atomics: a reader never sees a flag without the value it announces, so the
 // path needs no memory barrier. Each state has a 128-byte line of its own (STATE_STRIDE). The

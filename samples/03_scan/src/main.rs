@@ -64,7 +64,7 @@ const PLANTED: usize = 12_288;
 /// Invocations per workgroup, unless a tile shape says otherwise.
 const WORKGROUP: u32 = 256;
 
-/// How the single pass lays out and scans a tile.
+/// How the single pass lays out a tile.
 #[derive(Clone, Copy, Debug)]
 struct TileShape {
     /// Invocations per workgroup, the look-back subgroup included.
@@ -84,8 +84,9 @@ const REDUCE_THEN_SCAN_TILE: TileShape = TileShape { workgroup: WORKGROUP, items
 /// 6 and 8 workgroups a multiprocessor) finish sooner. Up to 2^20 every tile runs at once
 /// whatever its registers, and workgroups of 512 with 12 elements an invocation take tiles of
 /// about the same size with 3 rows a lane. From 2^25 the scan is bound by memory, and 32
-/// elements an invocation (55 registers) move it fastest, in workgroups of 384: 11 data
-/// subgroups a look-back subgroup instead of 7, tiles 57 % larger, so fewer look-backs a byte.
+/// elements an invocation (55 registers) moved it fastest (measured with the rows scanned
+/// first), in workgroups of 384: 11 data subgroups a look-back subgroup instead of 7, tiles
+/// 57 % larger, so fewer look-backs a byte.
 /// Args' after_help repeats this table for `--help`.
 const SINGLE_PASS_TILES: [(u64, TileShape); 4] = [
     (1 << 20, TileShape { workgroup: 512, items: 12 }),
