@@ -86,8 +86,7 @@ const REDUCE_THEN_SCAN_TILE: TileShape = TileShape { workgroup: WORKGROUP, items
 /// about the same size with 3 rows a lane. From 2^25 the scan is bound by memory, and 32
 /// elements an invocation (55 registers) moved it fastest (measured with the rows scanned
 /// first), in workgroups of 384: 11 data subgroups a look-back subgroup instead of 7, tiles
-/// 57 % larger, so fewer look-backs a byte.
-/// Args' after_help repeats this table for `--help`.
+/// 57 % larger, so fewer look-backs a byte. Args' after_help repeats this table for `--help`.
 const SINGLE_PASS_TILES: [(u64, TileShape); 4] = [
     (1 << 20, TileShape { workgroup: 512, items: 12 }),
     (1 << 22, TileShape { workgroup: WORKGROUP, items: 24 }),

@@ -113,11 +113,11 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                 let Some(plan) = report.skip_unless(&name, Plan::new(ctx, variant, form, args)?) else {
                     continue;
                 };
-                // The single pass's depths share one three-pass fallback.
-                let fallback = match (variant, Plan::new(ctx, Variant::ThreePass, form, args)?) {
-                    (Variant::SinglePass, Ok(three)) => Some(Rc::new(Compactor::new(ctx, &three, ty, args, 1, None)?)),
-                    _ => None,
-                };
+                // The single pass's depths share one three-pass fallback; the other variants have none.
+                let single = variant == Variant::SinglePass;
+                let three = if single { Plan::new(ctx, Variant::ThreePass, form, args)?.ok() } else { None };
+                let fallback =
+                    three.map(|three| Compactor::new(ctx, &three, ty, args, 1, None).map(Rc::new)).transpose()?;
                 let by_size = report.build_by_size(
                     &name,
                     depths(&plan, args, largest),
