@@ -23,7 +23,7 @@ use vk_compute::{Barrier, Buffer, Context, Kernel, KernelDesc, Recorder, Subgrou
 #[command(
     about = "Prefix sums from subgroup shuffles to a single-pass decoupled look-back scan",
     after_help = "Tiles (--workgroup × --items) by default: the single pass 512 × 12 up to 2^20 elements, \
-                  256 × 24 up to 2^22, 256 × 16 up to 2^24, 384 × 32 above (workgroups within the device's \
+                  256 × 24 up to 2^22, 256 × 16 up to 2^24, 256 × 24 above (workgroups within the device's \
                   limit); reduce-then-scan 256 × 32 (chapter 03, tiles by n)."
 )]
 struct Args {
@@ -83,15 +83,16 @@ const REDUCE_THEN_SCAN_TILE: TileShape = TileShape { workgroup: WORKGROUP, items
 /// the scan is bound by the look-back chain's latency, and small tiles (40 and 32 registers, so
 /// 6 and 8 workgroups a multiprocessor) finish sooner. Up to 2^20 every tile runs at once
 /// whatever its registers, and workgroups of 512 with 12 elements an invocation take tiles of
-/// about the same size with 3 rows a lane. From 2^25 the scan is bound by memory, and 32
-/// elements an invocation (55 registers) moved it fastest (measured with the rows scanned
-/// first), in workgroups of 384: 11 data subgroups a look-back subgroup instead of 7, tiles
-/// 57 % larger, so fewer look-backs a byte. Args' after_help repeats this table for `--help`.
+/// about the same size with 3 rows a lane. From 2^25 the scan is bound by memory, and 24
+/// elements an invocation (40 registers, 6 workgroups a multiprocessor) moved it fastest: a
+/// third fewer look-backs a byte than 16, and more invocations loading than with the 384 × 32
+/// tiles (55 registers, 3 workgroups) that won while the rows were scanned before the aggregate
+/// went out. Args' after_help repeats this table for `--help`.
 const SINGLE_PASS_TILES: [(u64, TileShape); 4] = [
     (1 << 20, TileShape { workgroup: 512, items: 12 }),
     (1 << 22, TileShape { workgroup: WORKGROUP, items: 24 }),
     (1 << 24, TileShape { workgroup: WORKGROUP, items: 16 }),
-    (u64::MAX, TileShape { workgroup: 384, items: 32 }),
+    (u64::MAX, TileShape { workgroup: WORKGROUP, items: 24 }),
 ];
 // ANCHOR_END: tiles_by_n
 
