@@ -83,11 +83,11 @@ const REDUCE_THEN_SCAN_TILE: TileShape = TileShape { workgroup: WORKGROUP, items
 /// the scan is bound by the look-back chain's latency, and small tiles (40 and 32 registers, so
 /// 6 and 8 workgroups a multiprocessor) finish sooner. Up to 2^20 every tile runs at once
 /// whatever its registers, and workgroups of 512 with 12 elements an invocation take tiles of
-/// about the same size with 3 rows a lane. From 2^25 the scan is bound by memory, and 24
-/// elements an invocation (40 registers, 6 workgroups a multiprocessor) moved it fastest: a
-/// third fewer look-backs a byte than 16, and more invocations loading than with the 384 × 32
-/// tiles (55 registers, 3 workgroups) that won while the rows were scanned before the aggregate
-/// went out. Args' after_help repeats this table for `--help`.
+/// about the same size with 3 rows a lane. From 2^25 the scan is bound by memory, and 256 × 24
+/// (40 registers, 6 workgroups a multiprocessor) moved it fastest at 2^26 and 2^28, and as fast
+/// as 256 × 16 at 2^25; the 384 × 32 tiles (55 registers) that won while the rows were scanned
+/// before the aggregate went out were 3–6 % slower. Args' after_help repeats this table for
+/// `--help`.
 const SINGLE_PASS_TILES: [(u64, TileShape); 4] = [
     (1 << 20, TileShape { workgroup: 512, items: 12 }),
     (1 << 22, TileShape { workgroup: WORKGROUP, items: 24 }),
