@@ -6,6 +6,7 @@ use crate::compare::Check;
 use crate::run::{Fault, EXIT_FAIL, EXIT_FALLBACK, EXIT_PASS, EXIT_SKIP};
 use serde::Serialize;
 use std::fmt::Display;
+use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use vk_compute::Context;
 
@@ -209,22 +210,33 @@ impl Report {
 
     /// A variant's pipelines chosen by input size (03's tiles by n, 04's loads a tile): `build`
     /// for each row of `table`, (largest n, what to build) sorted by size, giving the (largest
-    /// n, pipelines) rows that [`crate::for_size`] picks from. Each built row's kernels'
-    /// statistics are printed under `label` of its entry. A row that cannot be built records
-    /// the variant's SKIP with the reason and ends the table: larger sizes do not run.
-    pub fn build_by_size<'c, E, T>(
+    /// n, pipelines) rows that [`crate::for_size`] picks from. An entry equal to an earlier one
+    /// (03's 256 × 24 tiles up to 2^22 and again from 2^25) shares that row's pipelines instead
+    /// of building them again. Each built row's kernels' statistics are printed under `label` of
+    /// its entry. A row that cannot be built records the variant's SKIP with the reason and ends
+    /// the table: larger sizes do not run.
+    pub fn build_by_size<'c, E: PartialEq, T>(
         &mut self,
         variant: &str,
         table: Vec<(u64, E)>,
         label: impl Fn(&E) -> String,
         kernels: impl Fn(&T) -> &[vk_compute::Kernel<'c>],
         mut build: impl FnMut(&E) -> anyhow::Result<Result<T, String>>,
-    ) -> anyhow::Result<Vec<(u64, T)>> {
+    ) -> anyhow::Result<Vec<(u64, Rc<T>)>> {
+        let mut built_for: Vec<(E, Rc<T>)> = Vec::with_capacity(table.len());
         let mut rows = Vec::with_capacity(table.len());
         for (max_n, entry) in table {
-            let Some(built) = self.skip_unless(variant, build(&entry)?) else { break };
-            self.pipeline_stats(&label(&entry), kernels(&built))?;
-            rows.push((max_n, built));
+            let earlier = built_for.iter().find(|(e, _)| *e == entry).map(|(_, t)| Rc::clone(t));
+            let built = match earlier {
+                Some(built) => built,
+                None => {
+                    let Some(built) = self.skip_unless(variant, build(&entry)?) else { break };
+                    self.pipeline_stats(&label(&entry), kernels(&built))?;
+                    Rc::new(built)
+                }
+            };
+            rows.push((max_n, Rc::clone(&built)));
+            built_for.push((entry, built));
         }
         Ok(rows)
     }
@@ -309,5 +321,32 @@ fn fault_name<S: serde::Serializer>(fault: &Option<Fault>, s: S) -> Result<S::Ok
     match fault {
         Some(f) => s.serialize_str(f.name()),
         None => s.serialize_none(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_entry_equal_to_an_earlier_one_shares_its_build() {
+        let mut report = Report::new("test", None, 0);
+        let mut builds = 0;
+        let table = vec![(10, 24u32), (20, 16), (u64::MAX, 24)];
+        let rows = report
+            .build_by_size(
+                "v",
+                table,
+                |e| e.to_string(),
+                |_: &u32| &[],
+                |&e| {
+                    builds += 1;
+                    Ok(Ok(e))
+                },
+            )
+            .expect("builds");
+        assert_eq!(builds, 2);
+        assert_eq!(rows.iter().map(|(n, t)| (*n, **t)).collect::<Vec<_>>(), [(10, 24), (20, 16), (u64::MAX, 24)]);
+        assert!(Rc::ptr_eq(&rows[0].1, &rows[2].1));
     }
 }

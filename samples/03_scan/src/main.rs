@@ -65,7 +65,7 @@ const PLANTED: usize = 12_288;
 const WORKGROUP: u32 = 256;
 
 /// How the single pass lays out a tile.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 struct TileShape {
     /// Invocations per workgroup, the look-back subgroup included.
     workgroup: u32,
