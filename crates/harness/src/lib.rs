@@ -24,6 +24,12 @@ pub use run::{
 };
 pub use serde_json;
 
+/// Tiles of `tile` elements over `n`, one workgroup each: at least one, so that an empty input
+/// still runs the kernels (a compaction's count is written by its last tile).
+pub fn tiles(n: usize, tile: u32) -> u32 {
+    (n as u32).div_ceil(tile).max(1)
+}
+
 /// Written into output buffers before each run, so that an element the GPU never wrote shows
 /// up as a mismatch instead of a lucky zero.
 pub const POISON: u32 = 0xDEAD_BEEF;

@@ -270,6 +270,31 @@ pub enum Form {
     Unique,
 }
 
+impl Form {
+    /// The shader define that selects the form (glsl/04_compaction/predicate.glsl).
+    pub fn define(self) -> &'static str {
+        match self {
+            Form::Select => "FORM_SELECT",
+            Form::Flags => "FORM_FLAGS",
+            Form::Partition => "FORM_PARTITION",
+            Form::Unique => "FORM_UNIQUE",
+        }
+    }
+}
+
+// ANCHOR: bytes
+/// The fewest bytes a compaction must move: every element read, every kept one written (every
+/// element for partition), and the flags read in the flags form.
+pub fn compaction_bytes(form: Form, input: &CompactionInput, kept: u32) -> u64 {
+    let n = input.data.len() as u64;
+    match form {
+        Form::Partition => 8 * n,
+        Form::Flags => 8 * n + 4 * u64::from(kept),
+        Form::Select | Form::Unique => 4 * n + 4 * u64::from(kept),
+    }
+}
+// ANCHOR_END: bytes
+
 /// A compaction's input: the elements' bits, the flags (flags form), the threshold's bits.
 pub struct CompactionInput {
     pub data: Vec<u32>,

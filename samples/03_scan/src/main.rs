@@ -299,18 +299,12 @@ impl<'c> Scanner<'c> {
         Ok(Ok(Scanner { ctx, tile, kernels, fallback: None }))
     }
 
-    /// Tiles over `n` elements: one workgroup each (single pass, and passes 1 and 3 of
-    /// reduce-then-scan).
-    fn tiles(&self, n: usize) -> u32 {
-        (n as u32).div_ceil(self.tile).max(1)
-    }
-
     fn single_pass(&self) -> bool {
         self.kernels.len() == 1
     }
 
     fn buffers(&self, input: &[u32]) -> Result<Buffers<'c>> {
-        let tiles = self.tiles(input.len()) as usize;
+        let tiles = harness::tiles(input.len(), self.tile) as usize;
         // Each kind of scan binds only its own scratch buffer: the other gets one element.
         let (partials, states) = if self.single_pass() { (1, tiles) } else { (tiles, 0) };
         let ctx = self.ctx;
@@ -327,7 +321,7 @@ impl<'c> Scanner<'c> {
     // ANCHOR: record
     /// Record one whole scan of `n` elements into `b.output`.
     fn record<'r>(&'r self, rec: &mut Recorder<'_, 'r>, b: &'r Buffers, n: usize) -> Result<()> {
-        let tiles = self.tiles(n);
+        let tiles = harness::tiles(n, self.tile);
         let grid = self.ctx.grid(tiles)?;
         let io = [b.input.binding(), b.output.binding()];
         if self.single_pass() {
@@ -365,7 +359,7 @@ impl<'c> Scanner<'c> {
         rec.submit_and_wait().context("the checked scan")?;
         if self.single_pass() {
             let control = b.control.download().context("read the counters")?;
-            if !b.tile_states.completed(&control, self.tiles(input.len()))? {
+            if !b.tile_states.completed(&control, harness::tiles(input.len(), self.tile))? {
                 let fallback = self.fallback.as_ref().context("single-pass stalled and there is no fallback")?;
                 let output = fallback.scan(&mut fallback.buffers(input)?, input)?.output;
                 return Ok(Scanned { output, fell_back: true });

@@ -153,7 +153,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                             compactor.variant.stable(),
                         );
                         let redone_by = done.fell_back.then_some("three passes");
-                        let bytes = bytes_moved(form, &input, done.count);
+                        let bytes = reference::compaction_bytes(form, &input, done.count);
                         report.check_and_time(&label, n, &result, redone_by, timed.as_ref(), bytes);
                     }
                 }
@@ -162,19 +162,6 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
     }
     Ok(())
 }
-
-// ANCHOR: bytes
-/// The fewest bytes the work must move: every element read, every kept one written (every
-/// element for partition), and the flags read in the flags form.
-fn bytes_moved(form: Form, input: &CompactionInput, kept: u32) -> u64 {
-    let n = input.data.len() as u64;
-    match form {
-        Form::Partition => 8 * n,
-        Form::Flags => 8 * n + 4 * u64::from(kept),
-        Form::Select | Form::Unique => 4 * n + 4 * u64::from(kept),
-    }
-}
-// ANCHOR_END: bytes
 
 // ANCHOR: tile_shape
 /// The stable variants' workgroup size and elements per invocation by form, the fastest
@@ -301,12 +288,6 @@ impl<'c> Compactor<'c> {
         fallback: Option<Rc<Compactor<'c>>>,
     ) -> Result<Self> {
         let Plan { variant, form, workgroup, items, lookback_lanes } = *plan;
-        let form_define = match form {
-            Form::Select => "FORM_SELECT",
-            Form::Flags => "FORM_FLAGS",
-            Form::Partition => "FORM_PARTITION",
-            Form::Unique => "FORM_UNIQUE",
-        };
         let tile = if variant.stable() { (workgroup - lookback_lanes) * items * depth } else { workgroup };
         let kernel = |shader, buffers, push_constant_bytes, defines| {
             let desc = KernelDesc {
@@ -325,7 +306,7 @@ impl<'c> Compactor<'c> {
             let (single, count) = (u32::from(mode == "single"), u32::from(mode == "count"));
             let mut defines = harness::numeric_defines(&[
                 (data, 1),
-                (form_define, 1),
+                (form.define(), 1),
                 ("ITEMS", items),
                 ("DEPTH", depth),
                 ("MODE_SINGLE_PASS", single),
@@ -359,15 +340,10 @@ impl<'c> Compactor<'c> {
         Ok(Compactor { ctx, variant, tile, kernels, fallback })
     }
 
-    /// Tiles (stable variants) or workgroups (the others) over `n` elements.
-    fn tiles(&self, n: usize) -> u32 {
-        (n as u32).div_ceil(self.tile).max(1)
-    }
-
     fn buffers(&self, input: &CompactionInput) -> Result<Buffers<'c>> {
         let ctx = self.ctx;
         let n = input.data.len();
-        let tiles = self.tiles(n) as usize;
+        let tiles = harness::tiles(n, self.tile) as usize;
         let states = if self.variant == Variant::SinglePass { tiles } else { 0 };
         Ok(Buffers {
             input: Buffer::from_slice(ctx, "input", &input.data)?,
@@ -398,7 +374,7 @@ impl<'c> Compactor<'c> {
             0
         };
         let push = [n as u32, b.threshold_bits, epoch];
-        let tiles = self.tiles(n);
+        let tiles = harness::tiles(n, self.tile);
         match self.variant {
             Variant::Naive | Variant::Aggregated | Variant::SinglePass => {
                 let scratch =
@@ -440,7 +416,7 @@ impl<'c> Compactor<'c> {
         rec.submit_and_wait().context("the checked compaction")?;
         let control = b.control.download().context("read the counters")?;
         let single_pass = self.variant == Variant::SinglePass;
-        if single_pass && !b.tile_states.completed(&control, self.tiles(n))? {
+        if single_pass && !b.tile_states.completed(&control, harness::tiles(n, self.tile))? {
             let fallback = self.fallback.as_ref().context("single pass stalled and there is no fallback")?;
             let redone = fallback.compact(&mut fallback.buffers(input)?, input)?;
             return Ok(Compacted { fell_back: true, ..redone });
