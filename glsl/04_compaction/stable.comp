@@ -2,12 +2,14 @@
 // workgroup takes a tile of DATA_INVOCATIONS × ITEMS × DEPTH elements, laid out like 03's single
 // pass: subgroup s owns a contiguous segment of the tile, and row r of it is one 16-byte load per
 // lane. Each data subgroup loads and tests its rows, ITEMS a lane at a time (one depth), keeping
-// the last depth's rows and test bits in registers, and counts the segment's kept elements (the
-// lanes' bit counts, one subgroupAdd a depth). With DEPTH 2 (the look-back subgroup's select and
-// flags) the first depth's kept elements are staged in the subgroup's slice (below) before the
-// second depth takes the registers, or, if they do not fit, read again after the look-back:
-// twice the elements a look-back, with no more of them held (select stays at 32 registers on
-// the H200). The segment's offset in the output, the kept elements before it, comes from
+// the last depth's rows and every depth's test bits in registers, and counts the segment's kept
+// elements (the lanes' bit counts, one subgroupAdd a depth). With DEPTH 2 (the look-back
+// subgroup's select and flags) the first depth's kept elements are staged in the subgroup's slice
+// (below) before the second depth takes the registers, or, if they do not fit, read again after
+// the look-back, all its loads at once, and written with the test bits of its first read: twice
+// the elements a look-back, with no more of them held (select stays at 32 registers on the H200
+// at ITEMS 12; at 16, holding the first depth's bits took it to 48). The segment's offset in the
+// output, the kept elements before it, comes from
 //   MODE_SINGLE_PASS: the decoupled look-back of 03 (lookback.glsl) over kept counts, in one
 //     pass: beside the loads, by a look-back subgroup that holds no elements
 //     (LOOKBACK_SUBGROUP), or after a workgroup scan of the segments' counts (narrow); tiles
@@ -61,6 +63,7 @@ const uint DATA_INVOCATIONS = WORKGROUP_SIZE;
 #endif
 const uint TILE = DATA_INVOCATIONS * ITEMS * DEPTH;
 const uint ROWS = ITEMS / 4;  // 16-byte loads per invocation at a time (one depth)
+const uint LAST_ROW = (DEPTH - 1) * ROWS;  // the last depth's first row in the segment
 
 // Each subgroup's slice of shared memory: 4 elements a lane, one row or a segment's few kept
 // elements at a time.
@@ -169,7 +172,7 @@ uint write_row(D4 v, uint bits, uint out_at, bool reverse) {
 // ANCHOR_END: write_row
 
 // Row r's four kept bits from the packed words.
-uint row_bits(uint kept_bits[(ROWS + 7) / 8], uint r) {
+uint row_bits(uint kept_bits[(ROWS * DEPTH + 7) / 8], uint r) {
     return (kept_bits[r / 8] >> (4 * (r % 8))) & 15u;
 }
 
@@ -192,7 +195,7 @@ void main() {
     uint segment_first = tile * TILE + gl_SubgroupID * gl_SubgroupSize * ITEMS * DEPTH;  // in the input
     bool whole_tile = tile * TILE + TILE <= n;  // uniform: 16-byte loads throughout
     D4 v[ROWS];
-    uint kept_bits[(ROWS + 7) / 8];  // which of a row's four are kept: 4 bits a row, 8 rows a word
+    uint kept_bits[(ROWS * DEPTH + 7) / 8];  // which of a row's four are kept: 4 bits a row, 8 rows a word
     uint segment_kept = 0;
     uint staged_count = 0;  // kept elements staged in the slice
     bool first_staged = true;  // the depths before the last (DEPTH 2: the first) are in the slice
@@ -201,8 +204,9 @@ void main() {
             load_rows(segment_first, d * ROWS, whole_tile, v);
             uint lane_kept = 0;
             [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-                uint bits = test_row(lane_first(segment_first, d * ROWS + r), v[r], whole_tile);
-                kept_bits[r / 8] = (r % 8 == 0 ? 0u : kept_bits[r / 8]) | bits << (4 * (r % 8));
+                uint row = d * ROWS + r;
+                uint bits = test_row(lane_first(segment_first, row), v[r], whole_tile);
+                kept_bits[row / 8] = (row % 8 == 0 ? 0u : kept_bits[row / 8]) | bits << (4 * (row % 8));
                 lane_kept += bitCount(bits);
             }
             uint depth_kept = subgroupAdd(lane_kept);
@@ -231,7 +235,7 @@ void main() {
     if (all_staged) {
         uint at = staged_count;
         [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-            at += stage_row(v[r], row_bits(kept_bits, r), at);
+            at += stage_row(v[r], row_bits(kept_bits, LAST_ROW + r), at);
         }
         staged_count = segment_kept;
     }
@@ -271,7 +275,7 @@ void main() {
                 controlBarrier(gl_ScopeSubgroup, gl_ScopeSubgroup, gl_StorageSemanticsShared, gl_SemanticsAcquireRelease);
             }
             [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-                out_kept += write_row(v[r], row_bits(kept_bits, r), out_kept, false);
+                out_kept += write_row(v[r], row_bits(kept_bits, LAST_ROW + r), out_kept, false);
             }
         }
 #if DEPTH > 1
@@ -279,22 +283,18 @@ void main() {
             // The last depth from v first, after the first's kept elements (the segment's count
             // less the last depth's), so that v is free before the first depth is read again.
             uint last_kept = 0;
-            [[unroll]] for (uint w = 0; w < (ROWS + 7) / 8; ++w) {
-                last_kept += bitCount(kept_bits[w]);
+            [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+                last_kept += bitCount(row_bits(kept_bits, LAST_ROW + r));
             }
             uint out_last = out_kept + segment_values[gl_SubgroupID] - subgroupAdd(last_kept);
             [[unroll]] for (uint r = 0; r < ROWS; ++r) {
-                out_last += write_row(v[r], row_bits(kept_bits, r), out_last, false);
+                out_last += write_row(v[r], row_bits(kept_bits, LAST_ROW + r), out_last, false);
             }
-            // DEPTH 2: the first depth, read again (from L2, mostly), a row at a time: with the
-            // loop unrolled, its loads all in flight at once, the kernel took 40 registers
-            // instead of 32 on the H200, and lost a workgroup a multiprocessor (chapter 04).
-            [[dont_unroll]] for (uint row = 0; row < (DEPTH - 1) * ROWS; ++row) {
-                uint first = lane_first(segment_first, row);
-                D4 x;
-                load_row(first, whole_tile, x);
-                uint bits = test_row(first, x, whole_tile);
-                out_kept += write_row(x, bits, out_kept, false);
+            // DEPTH 2: the first depth read again (from L2, mostly) into v, its loads all at once,
+            // and written with the test bits kept from its first read.
+            load_rows(segment_first, 0, whole_tile, v);
+            [[unroll]] for (uint r = 0; r < ROWS; ++r) {
+                out_kept += write_row(v[r], row_bits(kept_bits, r), out_kept, false);
             }
         }
 #endif

@@ -30,7 +30,7 @@ use vk_compute::{Barrier, Buffer, Context, Kernel, KernelDesc, Recorder, Subgrou
 #[command(
     about = "Stream compaction: naive atomics, ballot-aggregated atomics, a stable single pass",
     after_help = "Tiles (--workgroup × --items) by default: the stable variants 512 × 16, unique 256 × 24 \
-                  (chapter 04), twice as long where the single pass loads two depths; the unordered ones \
+                  (chapter 04), 512 × 12 twice where the single pass loads two depths; the unordered ones \
                   256 × 1 (workgroups within the device's limit)."
 )]
 struct Args {
@@ -179,7 +179,7 @@ fn tile_shape(ctx: &Context, form: Form, args: &Args) -> (u32, u32) {
 /// Whether a single-pass tile may load `items` a lane twice: select and flags with the look-back
 /// subgroup (the first depth's kept elements staged in the slice while the second loads, or read
 /// again after the look-back), which halves the look-backs a byte with no more elements held
-/// (select stays at 32 registers on the H200, flags takes 37). Not partition (which would read
+/// (select stays at 32 registers on the H200 at TWO_DEEP_ITEMS a lane). Not partition (which would read
 /// the first depth again for its rejected elements) nor unique (48 registers at two, against
 /// 40), both measured slower at two on the H200 (chapter 04), nor the narrow look-back and the
 /// three passes.
@@ -191,6 +191,12 @@ fn two_deep_possible(variant: Variant, form: Form, lookback_lanes: u32) -> bool 
 /// 04). Half as many tiles leave half the workgroups to overlap their look-backs, which below
 /// that costs more than it saves.
 const TWO_DEEP_FROM: u64 = 1 << 25;
+
+/// Elements an invocation loads at each of two depths, unless `--items` says otherwise: 12, not
+/// 16. At 16 the first depth's test bits, held for its re-read, took select from 32 registers to
+/// 48 on the H200; at 12 it stays at 32, and 50 % kept at 2^28 went from 502 to 477 µs, while 10 %
+/// kept went from 321 to 351 µs (chapter 04).
+const TWO_DEEP_ITEMS: u32 = 12;
 
 /// Loads of `items` a lane a tile by input size, as (largest n, depth): one, or `--depth`'s,
 /// for every n; where two_deep_possible and `--depth` is not given, two from TWO_DEEP_FROM
@@ -288,6 +294,7 @@ impl<'c> Compactor<'c> {
         fallback: Option<Rc<Compactor<'c>>>,
     ) -> Result<Self> {
         let Plan { variant, form, workgroup, items, lookback_lanes } = *plan;
+        let items = if depth == 2 { args.tile.items.unwrap_or(TWO_DEEP_ITEMS) } else { items };
         let tile = if variant.stable() { (workgroup - lookback_lanes) * items * depth } else { workgroup };
         let kernel = |shader, buffers, push_constant_bytes, defines| {
             let desc = KernelDesc {
