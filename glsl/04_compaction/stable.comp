@@ -95,7 +95,8 @@ void load_row(uint first, bool whole_tile, out D4 v) {
 // go out before any row is tested: compiled with each test right after its row's load, a lane
 // waited for each load before it issued the next, and the kernel took 377 µs instead of 324 at
 // 2^28 with 10 % kept on the H200 (chapter 04). Two loads deep, the loop is written twice so that
-// the uniform whole-tile branch stands outside it: inside, 50 % kept took 509 µs instead of 501.
+// the uniform whole-tile branch stands outside it: inside, 50 % kept took 509 µs instead of 501
+// (16 a lane a depth, the first depth read again row by row).
 // One load deep, the branch stays inside: outside, the kernel took 40 registers instead of 32
 // and 2^22 ran 9–15 % slower with 10 % kept.
 void load_rows(uint segment_first, uint first_row, bool whole_tile, out D4 v[ROWS]) {
