@@ -164,10 +164,10 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
 }
 
 // ANCHOR: tile_shape
-/// The stable variants' workgroup size and elements per invocation by form, the fastest
-/// measured on the H200 at 2^28 (chapter 04): 512 × 16 (32 registers, so four workgroups a
+/// The stable variants' workgroup size and elements per invocation by form, one load a tile,
+/// the fastest measured on the H200 (chapter 04): 512 × 16 (32 registers, so four workgroups a
 /// multiprocessor, and one look-back subgroup for 15 data subgroups); unique, slower there,
-/// keeps 256 × 24. `--workgroup` and `--items` replace either; a default workgroup shrinks to
+/// keeps 256 × 24. Two loads a tile take TWO_DEEP_ITEMS a lane at each. `--workgroup` and `--items` replace either; a default workgroup shrinks to
 /// the device's limit (TileArgs::workgroup_or). Args' after_help repeats this for `--help`.
 fn tile_shape(ctx: &Context, form: Form, args: &Args) -> (u32, u32) {
     let (workgroup, items) = if form == Form::Unique { (WORKGROUP, 24) } else { (512, 16) };
@@ -188,14 +188,14 @@ fn two_deep_possible(variant: Variant, form: Form, lookback_lanes: u32) -> bool 
 }
 
 /// Where two loads a tile pay, by default: from 2^25 elements (measured on the H200, chapter
-/// 04). Half as many tiles leave half the workgroups to overlap their look-backs, which below
-/// that costs more than it saves.
+/// 04, at 16 a lane a depth and again at TWO_DEEP_ITEMS). Half as many tiles leave half the
+/// workgroups to overlap their look-backs, which below that costs more than it saves.
 const TWO_DEEP_FROM: u64 = 1 << 25;
 
 /// Elements an invocation loads at each of two depths, unless `--items` says otherwise: 12, not
-/// 16. At 16 the first depth's test bits, held for its re-read, took select from 32 registers to
-/// 48 on the H200; at 12 it stays at 32, and 50 % kept at 2^28 went from 502 to 477 µs, while 10 %
-/// kept went from 321 to 351 µs (chapter 04).
+/// 16. At 512 × 16 the first depth's test bits, held for its re-read, took select from 32
+/// registers to 48 on the H200; at 512 × 12 it stays at 32, and on one machine start 50 % kept
+/// at 2^28 went from 504 to 477 µs while 10 % kept went from 321 to 352 µs (chapter 04).
 const TWO_DEEP_ITEMS: u32 = 12;
 
 /// Loads of `items` a lane a tile by input size, as (largest n, depth): one, or `--depth`'s,
