@@ -167,8 +167,9 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
 /// The stable variants' workgroup size and elements per invocation by form, one load a tile,
 /// the fastest measured on the H200 (chapter 04): 512 × 16 (32 registers, so four workgroups a
 /// multiprocessor, and one look-back subgroup for 15 data subgroups); unique, slower there,
-/// keeps 256 × 24. Two loads a tile take TWO_DEEP_ITEMS a lane at each. `--workgroup` and `--items` replace either; a default workgroup shrinks to
-/// the device's limit (TileArgs::workgroup_or). Args' after_help repeats this for `--help`.
+/// keeps 256 × 24. Two loads a tile take TWO_DEEP_ITEMS a lane at each. `--workgroup` and
+/// `--items` replace either; a default workgroup shrinks to the device's limit
+/// (TileArgs::workgroup_or). Args' after_help repeats this for `--help`.
 fn tile_shape(ctx: &Context, form: Form, args: &Args) -> (u32, u32) {
     let (workgroup, items) = if form == Form::Unique { (WORKGROUP, 24) } else { (512, 16) };
     (args.tile.workgroup_or(ctx, workgroup), args.tile.items.unwrap_or(items))
@@ -179,10 +180,10 @@ fn tile_shape(ctx: &Context, form: Form, args: &Args) -> (u32, u32) {
 /// Whether a single-pass tile may load `items` a lane twice: select and flags with the look-back
 /// subgroup (the first depth's kept elements staged in the slice while the second loads, or read
 /// again after the look-back), which halves the look-backs a byte with no more elements held
-/// (select stays at 32 registers on the H200 at TWO_DEEP_ITEMS a lane). Not partition (which would read
-/// the first depth again for its rejected elements) nor unique (48 registers at two, against
-/// 40), both measured slower at two on the H200 (chapter 04), nor the narrow look-back and the
-/// three passes.
+/// (select stays at 32 registers on the H200 at TWO_DEEP_ITEMS a lane). Not partition (which
+/// would read the first depth again for its rejected elements) nor unique (48 registers at two,
+/// against 40), both measured slower at two on the H200 (chapter 04), nor the narrow look-back
+/// and the three passes.
 fn two_deep_possible(variant: Variant, form: Form, lookback_lanes: u32) -> bool {
     variant == Variant::SinglePass && lookback_lanes > 0 && matches!(form, Form::Select | Form::Flags)
 }
