@@ -1,6 +1,9 @@
 //! `cargo xtask`: project automation, std only so that it builds in seconds.
 //!
 //! `cargo xtask` is an alias (see `.cargo/config.toml`) for `cargo run --package xtask --`.
+//! Its own code is std only; its one dependency, `crates/bench_report`, holds the report's and
+//! the progress bar's crates (plotters, serde_json, indicatif), and nothing depends on shaderc,
+//! so xtask builds in seconds after the first time.
 //!
 //! * `cargo xtask run [NN|NN_name|all] [-- ARGS...]`: check prerequisites, build every sample
 //!   (`--release`), run the selected samples (default: all) with ARGS, print a result table.
@@ -12,7 +15,11 @@
 //!   every sample's `--bench --json` in one JSON document (see `bench.rs`); with `--bin-dir`,
 //!   prebuilt binaries and no build (for a machine without cargo); `--resume` finishes a
 //!   record that a time limit cut short.
-//! * `cargo xtask docs`: docs include check, then `mdbook build docs` if mdbook is installed.
+//! * `cargo xtask report [--check] [RECORD.json...]`: each record's device page, per-sample
+//!   fragments and SVG charts next to it (default: every record in `docs/src/results/`);
+//!   `--check` writes nothing and fails when a committed file differs (see `bench_report`).
+//! * `cargo xtask docs`: docs checks, then the book built with mdbook (installed at a pinned
+//!   version into the target directory when missing; see `book.rs`).
 //! * `cargo xtask prereqs` (not in the help): only the prerequisites check.
 //!
 //! Everything except xtask is built with `--release` only: shaderc builds its C++ library from
@@ -23,6 +30,7 @@
 //! prerequisite.
 
 mod bench;
+mod book;
 mod docs_check;
 mod fault_injection;
 mod json;
@@ -56,7 +64,10 @@ commands:
                                       --out is rewritten after each sample, and --resume
                                       RECORD runs only the samples that record of the same
                                       build lacks or that did not succeed there
-  docs                                check docs includes, build the book with mdbook
+  report [--check] [RECORD.json...]   write each record's device page, fragments and charts
+                                      (default: every docs/src/results/*.json); --check
+                                      writes nothing and fails when they are stale
+  docs                                check docs includes and figures, build the book with mdbook
 ";
 
 /// What ends xtask unsuccessfully: a message (printed to stderr) and the exit code.
@@ -100,6 +111,7 @@ fn dispatch(args: &[String]) -> Result {
         "run" => samples::run(&root, rest),
         "test" => test(&root, rest),
         "bench" => bench::run(&root, rest),
+        "report" => report(&root, rest),
         "docs" => no_args(rest).and_then(|()| docs(&root)),
         "prereqs" => no_args(rest).and_then(|()| prereqs::ensure()),
         "help" | "-h" | "--help" => {
@@ -218,10 +230,12 @@ fn test_steps(root: &Path, quick: bool, times: &mut StepTimes) -> Result {
         prereqs::ensure()
     })?;
     times.time("fmt", cargo(&["fmt", "--all", "--", "--check"]))?;
-    times.time("docs include check", || {
-        step("docs include check");
-        docs_check::run(root)
+    times.time("docs checks", || {
+        step("docs checks: includes, figures typed by hand, generated results current");
+        docs_check::run(root)?;
+        report_check(root)
     })?;
+    times.time("book", || book::build(root))?;
     times.time("clippy", cargo(&["clippy", "--release", "--workspace", "--all-targets", "--", "-D", "warnings"]))?;
     times.time("unit tests", cargo(&["test", "--release", "--workspace", "--exclude", "xtask"]))?;
     times.time("xtask unit tests", cargo(&["test", "--package", "xtask"]))?;
@@ -245,12 +259,48 @@ fn test_steps(root: &Path, quick: bool, times: &mut StepTimes) -> Result {
 }
 
 fn docs(root: &Path) -> Result {
-    step("docs include check");
+    step("docs checks");
     docs_check::run(root)?;
-    if prereqs::find_on_path("mdbook").is_none() {
-        println!("mdbook is not installed, so the book was not built; install it with `cargo install mdbook`");
-        return Ok(());
+    report_check(root)?;
+    book::build(root)
+}
+
+/// The records the report covers by default: every `docs/src/results/*.json`, sorted.
+fn records(root: &Path) -> Result<Vec<PathBuf>> {
+    let dir = root.join("docs").join("src").join("results");
+    let entries = std::fs::read_dir(&dir).map_err(|e| Error::failed(format!("cannot list {}: {e}", dir.display())))?;
+    let mut records: Vec<PathBuf> = entries
+        .filter_map(|entry| entry.ok().map(|entry| entry.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "json"))
+        .collect();
+    records.sort();
+    Ok(records)
+}
+
+/// `cargo xtask report [--check] [RECORD.json...]`
+fn report(root: &Path, args: &[String]) -> Result {
+    let check = args.iter().any(|a| a == "--check");
+    if let Some(flag) = args.iter().find(|a| a.starts_with("--") && *a != "--check") {
+        return Err(Error::usage(format!("report: unexpected argument `{flag}`")));
     }
-    step("mdbook build docs");
-    run_checked(Command::new("mdbook").current_dir(root).args(["build", "docs"]), "mdbook build docs")
+    let mut paths: Vec<PathBuf> = args.iter().filter(|a| !a.starts_with("--")).map(PathBuf::from).collect();
+    if paths.is_empty() {
+        paths = records(root)?;
+    }
+    let mode = if check { bench_report::Mode::Check } else { bench_report::Mode::Write };
+    match bench_report::report(&paths, mode) {
+        Ok(lines) => {
+            lines.iter().for_each(progress);
+            Ok(())
+        }
+        Err(why) => Err(Error::failed(format!(
+            "{why}
+run `cargo xtask report` and commit the result"
+        ))),
+    }
+}
+
+/// The generated results pages match the checked-in records.
+fn report_check(root: &Path) -> Result {
+    report(root, &["--check".to_string()])
 }
