@@ -292,12 +292,13 @@ def histogram_rows(torch, timer, n):
 
 
 def gemm_rows(torch, timer, m, n, k):
-    """sgemm, hgemm, bf16 and int8 GEMMs of A (M×K) by B (K×N), A and B random normal."""
+    """sgemm, hgemm, bf16 and int8 GEMMs of A (M×K) by B (K×N), A and B random normal, each
+    beside 06_gemm's row for its fastest configuration of that type ("best f32", ...)."""
     a = torch.randn(m, k, device=DEV)
     b = torch.randn(k, n, device=DEV)
     c = torch.empty(m, n, device=DEV)
-    rows = [timer.gemm("sgemm", "torch.mm(a, b), f32, TF32 off", "cuBLAS", m, n, k, lambda: torch.mm(a, b, out=c))]
-    for dtype, beside, name in ((torch.float16, "hgemm", "f16"), (torch.bfloat16, "bf16 gemm", "bf16")):
+    rows = [timer.gemm("best f32", "torch.mm(a, b), f32, TF32 off", "cuBLAS", m, n, k, lambda: torch.mm(a, b, out=c))]
+    for dtype, beside, name in ((torch.float16, "best f16", "f16"), (torch.bfloat16, "best bf16", "bf16")):
         a_t, b_t = a.to(dtype), b.to(dtype)
         c_t = torch.empty(m, n, device=DEV, dtype=dtype)
         rows.append(timer.gemm(
@@ -320,7 +321,7 @@ def gemm_rows(torch, timer, m, n, k):
         b8 = torch.randint(-8, 8, (n, k), device=DEV, dtype=torch.int8).t()
         try:
             rows.append(timer.gemm(
-                "int8 gemm", "torch._int_mm(a, b), int8 in, int32 out, B column-major", "cuBLASLt", m, n, k,
+                "best int8", "torch._int_mm(a, b), int8 in, int32 out, B column-major", "cuBLASLt", m, n, k,
                 lambda: torch._int_mm(a8, b8),
             ))
         except RuntimeError as e:

@@ -1,36 +1,60 @@
-//! `cargo xtask bench [--quick] [--out FILE] [--bin-dir DIR] [--peers FILE] [--resume RECORD]`:
-//! every sample's `--bench --json` run gathered into one JSON document, the record of a
-//! measurement:
+//! `cargo xtask bench [--quick] [--out FILE] [--bin-dir DIR] [--peers FILE | --peers-run SCRIPT]
+//! [--resume RECORD] [--only SAMPLE,... [--merge RECORD]]`: every sample's `--bench --json` run
+//! gathered into one JSON document, the record of a measurement:
 //!
 //! ```text
-//! { "schema": "subgroup-suite-bench/1", "commit": "<git HEAD at build time>",
+//! { "schema": "subgroup-suite-bench/2", "commit": "<git HEAD at build time>",
 //!   "date": "YYYY-MM-DD HH:MM UTC", "quick": bool,
 //!   "device": <the first bench sample's "device", verbatim>,
+//!   "runs": [{"sample", "commit", "date", "wall_seconds"}, ...],   (one per sample)
 //!   "samples": [<each sample's document verbatim, 00_properties --json first>],
-//!   "peers": <the --peers file verbatim, or null> }
+//!   "peers": <the peers document verbatim, or null> }
 //! ```
 //!
 //! With `--bin-dir` it runs prebuilt binaries and builds nothing, so it works where there is no
 //! cargo and no project (a GPU machine the binaries were carried to).
 //!
+//! `--peers-run SCRIPT` runs the peers script (`xtask/peers/peers.py`: PyTorch's CUB and cuBLAS
+//! timed with CUDA events) with `python3 SCRIPT --json FILE` right before the samples, so that
+//! both are measured in one GPU run. Where python3, torch or CUDA is missing, the script says
+//! why in one line (exit 3) and the record has no peers; any other failure fails the bench.
+//!
 //! `--out` is written again after each sample, so a run cut short (a time limit) leaves a
 //! record of the samples it finished. `--resume RECORD` takes such a record of the same clean
 //! build and runs only the samples it lacks or that did not succeed there (as a fresh run is
-//! judged: PASS, SKIP, or FALLBACK on a CPU device); the record keeps
-//! RECORD's date (when the measurement began) and its peers unless `--peers` is given. Samples
-//! that ran on different devices (name, driver, versions) fail the bench.
+//! judged: PASS, SKIP, or FALLBACK on a CPU device); the record keeps RECORD's date (when the
+//! measurement began) and its peers unless new ones are given: it counts as the same run.
+//!
+//! `--only SAMPLE,...` runs only those samples (with 00_properties for the device facts). With
+//! `--merge RECORD` it re-measures them into RECORD (of any build, on the same device): their
+//! documents and `runs` entries are replaced, the others are kept, and new peers replace only
+//! the peer rows of the samples re-measured. `--out` defaults to RECORD then.
+//!
+//! One progress bar (see `bench_report::BenchProgress`) runs across the whole bench when stderr
+//! is a terminal, with an estimate of the time left from the wall times of the record at
+//! `--out` (or the resumed or merged one). Samples that ran on different devices (name,
+//! driver, versions) fail the bench.
 
 use std::fs;
-use std::io::{self, Write};
+use std::io::{self, BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::thread;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use bench_report::BenchProgress;
 
 use crate::json::{self, Value};
 use crate::report::Document;
-use crate::samples::{self, run_captured, Outcome, Samples, EXIT_FALLBACK, EXIT_SKIP, NO_BENCH, PROPERTIES};
-use crate::{prereqs, progress, reserve_stdout, step, Error, Result};
+use crate::samples::{self, Outcome, Samples, EXIT_FALLBACK, EXIT_SKIP, NO_BENCH, PROPERTIES};
+use crate::{prereqs, reserve_stdout, Error, Result};
 
-const SCHEMA: &str = "subgroup-suite-bench/1";
+const SCHEMA: &str = "subgroup-suite-bench/2";
+/// Records of the first schema (no `runs`) can still be resumed or merged.
+const SCHEMAS_READ: &[&str] = &["subgroup-suite-bench/1", SCHEMA];
+
+/// The peers script's exit code for "no python3 / torch / CUDA here": no peers, no failure.
+const PEERS_UNAVAILABLE: i32 = 3;
 
 /// The commit xtask was built from, `-dirty` with uncommitted changes (see build.rs).
 const COMMIT: &str = match option_env!("SUITE_COMMIT") {
@@ -47,7 +71,10 @@ struct Options {
     out: Option<PathBuf>,
     bin_dir: Option<PathBuf>,
     peers: Option<PathBuf>,
+    peers_run: Option<PathBuf>,
     resume: Option<PathBuf>,
+    only: Vec<String>,
+    merge: Option<PathBuf>,
 }
 
 impl Options {
@@ -68,9 +95,24 @@ impl Options {
                 "--out" => value(&mut options.out)?,
                 "--bin-dir" => value(&mut options.bin_dir)?,
                 "--peers" => value(&mut options.peers)?,
+                "--peers-run" => value(&mut options.peers_run)?,
                 "--resume" => value(&mut options.resume)?,
+                "--merge" => value(&mut options.merge)?,
+                "--only" => match args.next() {
+                    Some(list) => options.only.extend(list.split(',').filter(|s| !s.is_empty()).map(String::from)),
+                    None => return Err(Error::usage("bench: --only needs a value")),
+                },
                 other => return Err(Error::usage(format!("bench: unexpected argument `{other}`"))),
             }
+        }
+        if options.peers.is_some() && options.peers_run.is_some() {
+            return Err(Error::usage("bench: give --peers or --peers-run, not both"));
+        }
+        if options.merge.is_some() && options.only.is_empty() {
+            return Err(Error::usage("bench: --merge needs --only SAMPLE,..."));
+        }
+        if options.merge.is_some() && options.resume.is_some() {
+            return Err(Error::usage("bench: give --merge or --resume, not both"));
         }
         Ok(options)
     }
@@ -81,6 +123,27 @@ struct BenchRun {
     name: String,
     code: Option<i32>,
     stdout: String,
+    info: RunInfo,
+}
+
+/// When, by which build and for how long a sample was measured (the record's `runs`).
+#[derive(Clone, Debug, PartialEq)]
+struct RunInfo {
+    commit: String,
+    date: String,
+    wall_seconds: Option<f64>,
+}
+
+impl RunInfo {
+    fn to_json(&self, name: &str) -> String {
+        let wall = self.wall_seconds.map_or("null".to_string(), |s| format!("{s:.1}"));
+        format!(
+            "{{\"sample\": {}, \"commit\": {}, \"date\": {}, \"wall_seconds\": {wall}}}",
+            json::quote(name),
+            json::quote(&self.commit),
+            json::quote(&self.date)
+        )
+    }
 }
 
 impl BenchRun {
@@ -101,7 +164,7 @@ impl BenchRun {
 
     /// The run that wrote `document`, if it succeeded as [`succeeded`](Self::succeeded) judges
     /// a fresh run (what `--resume` keeps).
-    fn succeeded_from(document: String) -> Option<Self> {
+    fn succeeded_from(document: String, info: RunInfo) -> Option<Self> {
         let parsed = json::parse(&document).ok()?;
         let code = match parsed.get("status").and_then(Value::as_str)? {
             "PASS" => 0,
@@ -110,7 +173,7 @@ impl BenchRun {
             _ => return None,
         };
         let name = parsed.get("sample").and_then(Value::as_str)?.to_string();
-        Some(BenchRun { name, code: Some(code), stdout: document }).filter(BenchRun::succeeded)
+        Some(BenchRun { name, code: Some(code), stdout: document, info }).filter(BenchRun::succeeded)
     }
 
     /// The sample's document as it wrote it, or a stand-in naming the sample and its exit
@@ -147,27 +210,49 @@ pub fn run(root: &Path, args: &[String]) -> Result {
     if !samples.contains(PROPERTIES) {
         return Err(Error::usage(format!("bench: no {PROPERTIES} among the samples")));
     }
-    let mut earlier = match &options.resume {
-        Some(path) => Earlier::read(path, options.quick, COMMIT)?,
-        None => Earlier { date: utc_minute(started), runs: Vec::new(), peers: None },
+    let only = resolve_only(&samples, &options.only)?;
+    let date = utc_minute(started);
+    let mut earlier = match (&options.resume, &options.merge) {
+        (Some(path), _) => Earlier::read(path, options.quick, Some(COMMIT))?,
+        (_, Some(path)) => Earlier::read(path, options.quick, None)?.without(&only),
+        _ => Earlier { date: date.clone(), runs: Vec::new(), peers: None },
     };
+    let out = options.out.clone().or_else(|| options.merge.clone());
+    let names: Vec<&str> = std::iter::once(PROPERTIES)
+        .chain(samples.names.iter().map(String::as_str).filter(|name| !NO_BENCH.contains(name)))
+        .filter(|name| only.is_empty() || *name == PROPERTIES || only.iter().any(|o| o == name))
+        .collect();
+    // The samples to run now, with the wall time each took in the previous record.
+    let previous = previous_walls(out.as_deref().or(options.resume.as_deref()));
+    let to_run: Vec<(String, Option<f64>)> = names
+        .iter()
+        .filter(|name| !earlier.runs.iter().any(|run| run.name == **name))
+        .map(|name| (name.to_string(), previous.iter().find(|(n, _)| n == name).map(|(_, s)| *s)))
+        .collect();
+    let mut progress = BenchProgress::new(to_run);
+
     let mut problems = Vec::new();
-    // A bad peers file loses the peers, not the measurement: recorded as null, bench fails.
-    let peers = match options.peers.as_deref().map(read_peers) {
+    // A bad peers file or a failed peers run loses the peers, not the measurement: recorded
+    // as null (or as the earlier ones), and the bench fails.
+    let fresh_peers = match (&options.peers, &options.peers_run) {
+        (Some(path), _) => Some(read_peers(path)),
+        (_, Some(script)) => run_peers(script, &only, &progress),
+        _ => None,
+    };
+    let peers = match fresh_peers {
+        Some(Ok(peers)) if options.merge.is_some() => Some(merge_peers(earlier.peers.take(), &peers, &only)),
         Some(Ok(peers)) => Some(peers),
         Some(Err(why)) => {
-            eprintln!("bench: {why}; \"peers\" is null");
+            progress.println(&format!("bench: {why}; the record keeps no new peers"));
             problems.push(why);
-            None
+            earlier.peers.take()
         }
         None => earlier.peers.take(),
     };
-    let names = std::iter::once(PROPERTIES)
-        .chain(samples.names.iter().map(String::as_str).filter(|name| !NO_BENCH.contains(name)));
     let mut runs = Vec::new();
     for name in names {
         if let Some(at) = earlier.runs.iter().position(|run| run.name == name) {
-            progress(format!("==> {name}: kept from the resumed record"));
+            progress.println(&format!("==> {name}: kept from the earlier record"));
             runs.push(earlier.runs.swap_remove(at));
             continue;
         }
@@ -178,25 +263,31 @@ pub fn run(root: &Path, args: &[String]) -> Result {
                 args.extend(QUICK_ARGS);
             }
         }
-        runs.push(run_sample(&samples, name, &args));
-        if let Some(path) = &options.out {
-            write_record(path, &bench_document(&runs, options.quick, &earlier.date, peers.as_deref()))?;
+        progress.start(name);
+        runs.push(run_sample(&samples, name, &args, &progress));
+        progress.finish_sample();
+        if let Some(path) = &out {
+            write_record(path, &bench_document(&runs, &earlier.runs, options.quick, &earlier.date, peers.as_deref()))?;
         }
     }
+    progress.finish();
+    // A merged record keeps the samples it did not re-measure, in the order of the samples.
+    let merged: Vec<BenchRun> = std::mem::take(&mut earlier.runs);
 
     problems.extend(
         runs.iter()
             .filter(|run| !run.succeeded())
             .map(|run| format!("{} {}", run.name, Outcome::from_code(run.code).label())),
     );
-    if devices_differ(&runs) {
-        problems.push("the samples ran on different devices (a resumed record of another machine?)".into());
+    let all: Vec<&BenchRun> = runs.iter().chain(&merged).collect();
+    if devices_differ(&all) {
+        problems.push("the samples ran on different devices (a resumed or merged record of another machine?)".into());
     }
-    let document = bench_document(&runs, options.quick, &earlier.date, peers.as_deref());
-    match &options.out {
+    let document = bench_document(&runs, &merged, options.quick, &earlier.date, peers.as_deref());
+    match &out {
         Some(path) => {
             write_record(path, &document)?;
-            progress(format!("bench: wrote {}", path.display()));
+            eprintln!("bench: wrote {}", path.display());
         }
         None => io::stdout()
             .write_all(document.as_bytes())
@@ -210,30 +301,166 @@ pub fn run(root: &Path, args: &[String]) -> Result {
     }
 }
 
-/// Runs one sample, its stderr passing through, its stdout kept.
-fn run_sample(samples: &Samples, name: &str, args: &[&str]) -> BenchRun {
-    step(&format!("{name} {}", args.join(" ")));
+/// `--only`'s names as the samples' full names (`03` or `03_scan` → `03_scan`).
+fn resolve_only(samples: &Samples, only: &[String]) -> Result<Vec<String>> {
+    only.iter()
+        .map(|wanted| {
+            let found = samples.names.iter().find(|name| *name == wanted || name.split('_').next() == Some(wanted));
+            match found {
+                Some(name) if NO_BENCH.contains(&name.as_str()) => {
+                    Err(Error::usage(format!("bench: {name} has no bench mode")))
+                }
+                Some(name) => Ok(name.clone()),
+                None => Err(Error::usage(format!("bench: no sample `{wanted}`"))),
+            }
+        })
+        .collect()
+}
+
+/// Each sample's wall seconds in the record at `path`, if it is a record that has them.
+fn previous_walls(path: Option<&Path>) -> Vec<(String, f64)> {
+    let Some(text) = path.and_then(|path| fs::read_to_string(path).ok()) else { return Vec::new() };
+    let Ok(record) = json::parse(&text) else { return Vec::new() };
+    let runs = record.get("runs").map(Value::elements).unwrap_or_default();
+    runs.iter()
+        .filter_map(|run| Some((run.get("sample")?.as_str()?.to_string(), run.get("wall_seconds")?.as_f64()?)))
+        .collect()
+}
+
+/// Runs one sample, its stderr shown through the progress bar, its stdout kept.
+fn run_sample(samples: &Samples, name: &str, args: &[&str], progress: &BenchProgress) -> BenchRun {
+    progress.println(&format!("==> {name} {}", args.join(" ")));
     let mut cmd = samples.command(name);
     cmd.args(args);
     let started = Instant::now();
-    match run_captured(&mut cmd) {
-        Ok(run) => {
-            if run.status.code().is_none() {
-                eprintln!("{name}: crashed ({})", run.status);
+    let date = utc_minute(SystemTime::now());
+    let result = run_with_lines(&mut cmd, |line| progress.line(line));
+    let wall_seconds = Some(started.elapsed().as_secs_f64());
+    let info = RunInfo { commit: COMMIT.to_string(), date, wall_seconds };
+    match result {
+        Ok((status, stdout)) => {
+            if status.code().is_none() {
+                progress.println(&format!("{name}: crashed ({status})"));
             }
-            let outcome = Outcome::from_code(run.status.code()).label();
-            progress(format!("{name}: {outcome} after {:.0} s", started.elapsed().as_secs_f64()));
-            BenchRun { name: name.to_string(), code: run.status.code(), stdout: run.stdout }
+            let outcome = Outcome::from_code(status.code()).label();
+            progress.println(&format!("{name}: {outcome} after {:.0} s", started.elapsed().as_secs_f64()));
+            BenchRun { name: name.to_string(), code: status.code(), stdout, info }
         }
         Err(e) => {
-            eprintln!("{name}: cannot run {}: {e}", samples.path(name).display());
-            BenchRun { name: name.to_string(), code: None, stdout: String::new() }
+            progress.println(&format!("{name}: cannot run {}: {e}", samples.path(name).display()));
+            BenchRun { name: name.to_string(), code: None, stdout: String::new(), info }
         }
     }
 }
 
+/// Runs `cmd`, handing each line of its stderr to `on_line` as it comes; returns its status
+/// and its whole stdout. Both pipes are drained at once: a child blocked on a full stderr
+/// would never close stdout.
+fn run_with_lines(cmd: &mut Command, mut on_line: impl FnMut(&str)) -> io::Result<(std::process::ExitStatus, String)> {
+    let mut child = cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn()?;
+    let mut stdout = child.stdout.take();
+    let reader = thread::spawn(move || {
+        let mut text = Vec::new();
+        if let Some(stdout) = &mut stdout {
+            let _ = stdout.read_to_end(&mut text);
+        }
+        String::from_utf8_lossy(&text).into_owned()
+    });
+    if let Some(stderr) = child.stderr.take() {
+        for line in BufReader::new(stderr).lines() {
+            match line {
+                Ok(line) => on_line(&line),
+                Err(_) => break,
+            }
+        }
+    }
+    let stdout = reader.join().unwrap_or_default();
+    Ok((child.wait()?, stdout))
+}
+
+/// The peers script's categories (`--only`) that stand beside `samples`; empty means all.
+fn peer_categories(samples: &[String]) -> Vec<&'static str> {
+    let mut categories = Vec::new();
+    for sample in samples {
+        categories.extend(match sample.split('_').next() {
+            Some("02") => &["copy", "reduce"][..],
+            Some("03") => &["scan"],
+            Some("04") => &["compact"],
+            Some("05") => &["histogram"],
+            Some("06") => &["gemm"],
+            _ => &[],
+        });
+    }
+    categories
+}
+
+/// Runs the peers script (see the module documentation): `None` where it says the machine
+/// cannot run it, else its document or why it failed.
+fn run_peers(script: &Path, only: &[String], progress: &BenchProgress) -> Option<std::result::Result<String, String>> {
+    let file = std::env::temp_dir().join(format!("subgroup-suite-peers-{}.json", std::process::id()));
+    let mut cmd = Command::new("python3");
+    cmd.arg(script).arg("--json").arg(&file);
+    let categories = peer_categories(only);
+    if !only.is_empty() {
+        if categories.is_empty() {
+            progress.println("==> peers: none stand beside the samples chosen");
+            return None;
+        }
+        cmd.arg("--only").arg(categories.join(","));
+    }
+    progress.println(&format!("==> peers: python3 {} --json FILE", script.display()));
+    let started = Instant::now();
+    let mut said = Vec::new();
+    let result = run_with_lines(&mut cmd, |line| {
+        said.push(line.to_string());
+        progress.println(line);
+    });
+    match result {
+        Err(e) => {
+            progress.println(&format!("bench: peers: cannot run python3 ({e}); the record has no peers"));
+            None
+        }
+        Ok((status, _)) if status.code() == Some(PEERS_UNAVAILABLE) => {
+            let why = said.last().cloned().unwrap_or_default();
+            progress.println(&format!("bench: no peers recorded: {why}"));
+            None
+        }
+        Ok((status, _)) if !status.success() => Some(Err(format!("the peers script failed ({status})"))),
+        Ok(_) => {
+            progress.println(&format!("peers: done after {:.0} s", started.elapsed().as_secs_f64()));
+            let peers = read_peers(&file);
+            let _ = fs::remove_file(&file);
+            Some(peers)
+        }
+    }
+}
+
+/// `earlier`'s peers with the rows of `only`'s samples replaced by `fresh`'s; `fresh` alone
+/// when there were none.
+fn merge_peers(earlier: Option<String>, fresh: &str, only: &[String]) -> String {
+    let Some(earlier) = earlier else { return fresh.to_string() };
+    let rows_of = |text: &str| -> Vec<String> {
+        json::raw_member(text, "rows")
+            .and_then(json::raw_elements)
+            .unwrap_or_default()
+            .into_iter()
+            .map(String::from)
+            .collect()
+    };
+    let sample_of =
+        |row: &str| json::parse(row).ok().and_then(|r| r.get("sample").and_then(Value::as_str).map(String::from));
+    let mut rows: Vec<String> = rows_of(&earlier)
+        .into_iter()
+        .filter(|row| !sample_of(row).is_some_and(|sample| only.contains(&sample)))
+        .collect();
+    rows.extend(rows_of(fresh));
+    let Some(fresh_rows) = json::raw_member(fresh, "rows") else { return fresh.to_string() };
+    let joined: Vec<String> = rows.iter().map(|row| format!("    {}", row.trim())).collect();
+    fresh.replacen(fresh_rows, &format!("[\n{}\n  ]", joined.join(",\n")), 1)
+}
+
 /// Whether the runs name more than one device (text of their `device` members; null aside).
-fn devices_differ(runs: &[BenchRun]) -> bool {
+fn devices_differ(runs: &[&BenchRun]) -> bool {
     let mut devices: Vec<&str> = runs.iter().filter_map(|run| json::raw_member(&run.stdout, "device")).collect();
     devices.retain(|device| *device != "null");
     devices.sort_unstable();
@@ -250,7 +477,8 @@ fn write_record(path: &Path, document: &str) -> Result {
         .map_err(|e| Error::failed(format!("cannot write {}: {e}", path.display())))
 }
 
-/// What `--resume` takes from an earlier record: its date, its peers and its runs that succeeded.
+/// What `--resume` or `--merge` takes from an earlier record: its date, its peers and its
+/// runs that succeeded.
 struct Earlier {
     date: String,
     runs: Vec<BenchRun>,
@@ -258,28 +486,61 @@ struct Earlier {
 }
 
 impl Earlier {
-    /// The record at `path`, if it is of the clean build `build` (a commit) and as quick.
-    fn read(path: &Path, quick: bool, build: &str) -> Result<Self> {
+    /// The record at `path`, if it is as quick and, where `build` is given (`--resume`), of
+    /// that clean build.
+    fn read(path: &Path, quick: bool, build: Option<&str>) -> Result<Self> {
         let shown = path.display();
         let text = fs::read_to_string(path).map_err(|e| Error::usage(format!("bench: cannot read {shown}: {e}")))?;
         let record = json::parse(&text).map_err(|e| Error::usage(format!("bench: {shown}: {e}")))?;
         let commit = record.get("commit").and_then(Value::as_str).unwrap_or("none");
-        // A build with uncommitted changes, or of unknown commit, says nothing about its code.
-        let clean = build != "unknown" && !build.ends_with("-dirty");
-        if record.get("schema").and_then(Value::as_str) != Some(SCHEMA) || commit != build || !clean {
-            return Err(Error::usage(format!(
-                "bench: {shown} is not a record of these binaries, or they are not of a clean commit \
-                 (record {commit}, binaries {build})"
-            )));
+        let schema = record.get("schema").and_then(Value::as_str).unwrap_or("none");
+        if !SCHEMAS_READ.contains(&schema) {
+            return Err(Error::usage(format!("bench: {shown} is not a bench record (schema {schema})")));
+        }
+        if let Some(build) = build {
+            // A build with uncommitted changes, or of unknown commit, says nothing about its code.
+            let clean = build != "unknown" && !build.ends_with("-dirty");
+            if commit != build || !clean {
+                return Err(Error::usage(format!(
+                    "bench: {shown} is not a record of these binaries, or they are not of a clean commit \
+                     (record {commit}, binaries {build})"
+                )));
+            }
         }
         if record.get("quick") != Some(&Value::Bool(quick)) {
             return Err(Error::usage(format!("bench: {shown} was {}a --quick run", if quick { "not " } else { "" })));
         }
         let date = record.get("date").and_then(Value::as_str).unwrap_or_default().to_string();
+        let infos = record.get("runs").map(Value::elements).unwrap_or_default();
+        let info_of = |name: &str| {
+            let run = infos.iter().find(|run| run.get("sample").and_then(Value::as_str) == Some(name));
+            let text = |key: &str, or: &str| {
+                run.and_then(|run| run.get(key)).and_then(Value::as_str).unwrap_or(or).to_string()
+            };
+            RunInfo {
+                commit: text("commit", commit),
+                date: text("date", &date),
+                wall_seconds: run.and_then(|run| run.get("wall_seconds")).and_then(Value::as_f64),
+            }
+        };
         let samples = json::raw_member(&text, "samples").and_then(json::raw_elements).unwrap_or_default();
-        let runs = samples.iter().filter_map(|raw| BenchRun::succeeded_from(json::outdent(raw, "    "))).collect();
+        let runs = samples
+            .iter()
+            .filter_map(|raw| {
+                let document = json::outdent(raw, "    ");
+                let name = json::parse(&document).ok()?.get("sample")?.as_str()?.to_string();
+                BenchRun::succeeded_from(document, info_of(&name))
+            })
+            .collect();
         let peers = json::raw_member(&text, "peers").filter(|peers| *peers != "null");
         Ok(Earlier { date, runs, peers: peers.map(|peers| json::outdent(peers, "  ")) })
+    }
+
+    /// Without the runs of `samples` (to be measured again), and without 00_properties, which
+    /// every bench runs for the device facts.
+    fn without(mut self, samples: &[String]) -> Self {
+        self.runs.retain(|run| run.name != PROPERTIES && !samples.contains(&run.name));
+        self
     }
 }
 
@@ -290,24 +551,29 @@ fn read_peers(path: &Path) -> std::result::Result<String, String> {
     Ok(text.trim().to_string())
 }
 
-/// The bench document (see the module documentation).
-fn bench_document(runs: &[BenchRun], quick: bool, date: &str, peers: Option<&str>) -> String {
+/// The bench document (see the module documentation): `runs` (this bench's) and `kept` (an
+/// earlier record's), in the order of the samples' names.
+fn bench_document(runs: &[BenchRun], kept: &[BenchRun], quick: bool, date: &str, peers: Option<&str>) -> String {
+    let mut all: Vec<&BenchRun> = runs.iter().chain(kept).collect();
+    all.sort_by(|a, b| a.name.cmp(&b.name));
     // `device` sits at the top level of both documents: its text fits here unchanged.
-    let device = runs
+    let device = all
         .iter()
         .filter(|run| !NO_BENCH.contains(&run.name.as_str()) && run.document().is_some())
         .filter_map(|run| json::raw_member(&run.stdout, "device"))
         .find(|device| *device != "null")
         .unwrap_or("null");
     let documents: Vec<String> =
-        runs.iter().map(|run| format!("    {}", json::indent(&run.embedded_document(), "    "))).collect();
+        all.iter().map(|run| format!("    {}", json::indent(&run.embedded_document(), "    "))).collect();
+    let infos: Vec<String> = all.iter().map(|run| format!("    {}", run.info.to_json(&run.name))).collect();
     format!(
         "{{\n  \"schema\": {},\n  \"commit\": {},\n  \"date\": {},\n  \"quick\": {quick},\n  \
-         \"device\": {},\n  \"samples\": [\n{}\n  ],\n  \"peers\": {}\n}}\n",
+         \"device\": {},\n  \"runs\": [\n{}\n  ],\n  \"samples\": [\n{}\n  ],\n  \"peers\": {}\n}}\n",
         json::quote(SCHEMA),
         json::quote(COMMIT),
         json::quote(date),
         device,
+        infos.join(",\n"),
         documents.join(",\n"),
         json::indent(peers.unwrap_or("null"), "  "),
     )
@@ -407,6 +673,10 @@ mod tests {
         assert!(Options::parse(&args(&["--iters", "5"])).is_err());
     }
 
+    fn info() -> RunInfo {
+        RunInfo { commit: "0123abc".into(), date: "2025-12-01 02:30 UTC".into(), wall_seconds: Some(1.5) }
+    }
+
     const PROPERTIES_DOCUMENT: &str =
         "{\n  \"sample\": \"00_properties\",\n  \"status\": \"PASS\",\n  \"device\": null\n}";
 
@@ -417,8 +687,8 @@ mod tests {
     /// 00_properties and 02_reduce, both passed, then `last`.
     fn runs_then(last: BenchRun) -> [BenchRun; 3] {
         [
-            BenchRun { name: PROPERTIES.into(), code: Some(0), stdout: PROPERTIES_DOCUMENT.into() },
-            BenchRun { name: "02_reduce".into(), code: Some(0), stdout: reduce_document() },
+            BenchRun { name: PROPERTIES.into(), code: Some(0), stdout: PROPERTIES_DOCUMENT.into(), info: info() },
+            BenchRun { name: "02_reduce".into(), code: Some(0), stdout: reduce_document(), info: info() },
             last,
         ]
     }
@@ -426,8 +696,9 @@ mod tests {
     #[test]
     fn the_document_splices_the_samples_verbatim() {
         let reduce = reduce_document();
-        let runs = runs_then(BenchRun { name: "03_scan".into(), code: None, stdout: "{ half a docu".into() });
-        let text = bench_document(&runs, true, "2025-12-01 02:30 UTC", Some("{\"device\": \"NVIDIA H200\"}"));
+        let runs =
+            runs_then(BenchRun { name: "03_scan".into(), code: None, stdout: "{ half a docu".into(), info: info() });
+        let text = bench_document(&runs, &[], true, "2025-12-01 02:30 UTC", Some("{\"device\": \"NVIDIA H200\"}"));
         let bench = json::parse(&text).unwrap();
         assert_eq!(bench.get("schema").and_then(Value::as_str), Some(SCHEMA));
         assert_eq!(bench.get("commit").and_then(Value::as_str), Some(COMMIT));
@@ -444,41 +715,93 @@ mod tests {
         // The device object keeps its text.
         assert!(text.contains(&format!("\"device\": {},", json::raw_member(&reduce, "device").unwrap())));
 
-        let no_peers = bench_document(&runs[..1], false, "d", None);
+        let no_peers = bench_document(&runs[..1], &[], false, "d", None);
         let no_peers = json::parse(&no_peers).unwrap();
         assert_eq!((no_peers.get("device"), no_peers.get("peers")), (Some(&Value::Null), Some(&Value::Null)));
     }
 
     #[test]
     fn resume_keeps_the_succeeded_runs_date_and_peers() {
-        let runs = runs_then(BenchRun { name: "03_scan".into(), code: Some(1), stdout: document("FAIL", None, &[]) });
+        let runs = runs_then(BenchRun {
+            name: "03_scan".into(),
+            code: Some(1),
+            stdout: document("FAIL", None, &[]),
+            info: info(),
+        });
         let peers = "{\n  \"device\": \"NVIDIA H200\"\n}";
         let path = std::env::temp_dir().join(format!("xtask-resume-{}.json", std::process::id()));
-        let record = bench_document(&runs, false, "2025-12-01 02:30 UTC", Some(peers));
+        let record = bench_document(&runs, &[], false, "2025-12-01 02:30 UTC", Some(peers));
         // As if made by a build of commit 0123abc, whatever this build is.
         let record = record.replace(&json::quote(COMMIT), "\"0123abc\"");
         write_record(&path, &record).unwrap();
-        let earlier = Earlier::read(&path, false, "0123abc").unwrap();
+        let earlier = Earlier::read(&path, false, Some("0123abc")).unwrap();
         assert_eq!(earlier.date, "2025-12-01 02:30 UTC");
         assert_eq!(earlier.peers.as_deref(), Some(peers));
         let kept: Vec<_> = earlier.runs.iter().map(|run| (run.name.as_str(), run.stdout.as_str())).collect();
         assert_eq!(kept, [(PROPERTIES, PROPERTIES_DOCUMENT), ("02_reduce", reduce_document().trim())]);
-        assert!(Earlier::read(&path, true, "0123abc").is_err(), "a full record does not resume a --quick run");
-        assert!(Earlier::read(&path, false, "4567def").is_err(), "another build's record is refused");
+        assert!(Earlier::read(&path, true, Some("0123abc")).is_err(), "a full record does not resume a --quick run");
+        assert!(Earlier::read(&path, false, Some("4567def")).is_err(), "another build's record is refused");
         let dirty = record.replace("\"0123abc\"", "\"0123abc-dirty\"");
         write_record(&path, &dirty).unwrap();
-        assert!(Earlier::read(&path, false, "0123abc-dirty").is_err(), "uncommitted changes are refused");
+        assert!(Earlier::read(&path, false, Some("0123abc-dirty")).is_err(), "uncommitted changes are refused");
         fs::remove_file(&path).unwrap();
 
         // A FALLBACK is kept as a fresh run would judge it: on a CPU device only.
-        let fell_back = |device_type| BenchRun::succeeded_from(document("FALLBACK", Some(device_type), &[]));
+        let fell_back = |device_type| BenchRun::succeeded_from(document("FALLBACK", Some(device_type), &[]), info());
         assert!(fell_back("CPU").is_some());
         assert!(fell_back("DiscreteGpu").is_none());
-        assert!(BenchRun::succeeded_from(document("FAIL", Some("CPU"), &[])).is_none());
+        assert!(BenchRun::succeeded_from(document("FAIL", Some("CPU"), &[]), info()).is_none());
 
-        assert!(!devices_differ(&runs));
+        assert!(!devices_differ(&runs.iter().collect::<Vec<_>>()));
         let other = document("PASS", Some("IntegratedGpu"), &[]);
-        assert!(devices_differ(&runs_then(BenchRun { name: "03_scan".into(), code: Some(0), stdout: other })));
+        let differ = runs_then(BenchRun { name: "03_scan".into(), code: Some(0), stdout: other, info: info() });
+        assert!(devices_differ(&differ.iter().collect::<Vec<_>>()));
+    }
+
+    #[test]
+    fn only_merge_and_peers_run_options() {
+        let args = |list: &[&str]| list.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+        let merge = Options::parse(&args(&["--only", "03,05_atomics", "--merge", "r.json", "--peers-run", "p.py"]));
+        let merge = merge.unwrap();
+        assert_eq!(merge.only, ["03", "05_atomics"]);
+        assert_eq!(merge.merge.as_deref(), Some(Path::new("r.json")));
+        assert_eq!(merge.peers_run.as_deref(), Some(Path::new("p.py")));
+        assert!(Options::parse(&args(&["--merge", "r.json"])).is_err(), "--merge needs --only");
+        assert!(Options::parse(&args(&["--peers", "a", "--peers-run", "b"])).is_err());
+        assert!(Options::parse(&args(&["--only", "03", "--merge", "r", "--resume", "r"])).is_err());
+        assert_eq!(peer_categories(&args(&["02_reduce", "04_compaction"])), ["copy", "reduce", "compact"]);
+    }
+
+    #[test]
+    fn merged_peers_replace_only_the_remeasured_samples_rows() {
+        let earlier = r#"{"device": "GPU", "rows": [
+            {"sample": "02_reduce", "work": "old sum"},
+            {"sample": "03_scan", "work": "old cumsum"}
+        ]}"#;
+        let fresh = r#"{"device": "GPU", "rows": [
+            {"sample": "03_scan", "work": "new cumsum"}
+        ]}"#;
+        let merged = merge_peers(Some(earlier.to_string()), fresh, &["03_scan".to_string()]);
+        let parsed = json::parse(&merged).unwrap();
+        let works: Vec<&str> =
+            parsed.get("rows").unwrap().elements().iter().filter_map(|r| r.get("work")?.as_str()).collect();
+        assert_eq!(works, ["old sum", "new cumsum"]);
+        assert_eq!(merge_peers(None, fresh, &[]), fresh);
+    }
+
+    #[test]
+    fn the_document_lists_each_samples_run() {
+        let runs =
+            runs_then(BenchRun { name: "03_scan".into(), code: Some(0), stdout: reduce_document(), info: info() });
+        let (now, kept) = runs.split_at(2);
+        let text = bench_document(kept, now, false, "d", None);
+        let bench = json::parse(&text).unwrap();
+        let names: Vec<&str> =
+            bench.get("runs").unwrap().elements().iter().filter_map(|r| r.get("sample")?.as_str()).collect();
+        assert_eq!(names, [PROPERTIES, "02_reduce", "03_scan"], "sorted by name, kept and new together");
+        let first = &bench.get("runs").unwrap().elements()[0];
+        assert_eq!(first.get("wall_seconds").and_then(Value::as_f64), Some(1.5));
+        assert_eq!(first.get("commit").and_then(Value::as_str), Some("0123abc"));
     }
 
     #[test]
@@ -488,8 +811,8 @@ mod tests {
             {"variant": "fast add u32", "n": 1048576, "median_ns": 1500.0, "gbps": 2796.2, "pct_of_copy": 68.26}
         ]}"#;
         let runs = [
-            BenchRun { name: "02_reduce".into(), code: Some(0), stdout: reduce.into() },
-            BenchRun { name: "03_scan".into(), code: Some(77), stdout: String::new() },
+            BenchRun { name: "02_reduce".into(), code: Some(0), stdout: reduce.into(), info: info() },
+            BenchRun { name: "03_scan".into(), code: Some(77), stdout: String::new(), info: info() },
         ];
         let text = summary(&runs);
         assert!(text.contains("02_reduce: PASS\n"), "{text}");

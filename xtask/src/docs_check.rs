@@ -10,7 +10,8 @@ use crate::{Error, Result};
 
 /// Runs the check on `<root>/docs/src`, printing each problem.
 pub fn run(root: &Path) -> Result {
-    let report = check(root)?;
+    let mut report = check(root)?;
+    report.problems.extend(crate::figures_check::check(root)?);
     for problem in &report.problems {
         eprintln!("{problem}");
     }

@@ -33,6 +33,7 @@ mod bench;
 mod book;
 mod docs_check;
 mod fault_injection;
+mod figures_check;
 mod json;
 mod prereqs;
 mod report;

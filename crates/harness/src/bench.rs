@@ -377,6 +377,14 @@ pub struct BenchRow {
     pub tflops: f64,
     /// Bandwidth as a percentage of the copy kernel measured in the same run (if any).
     pub pct_of_copy: Option<f64>,
+    /// A GEMM row's M and K (its N is `n`); absent from streaming rows.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub m: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub k: Option<u64>,
+    /// A GEMM row's TFLOP/s as a percentage of the device's ceiling measured in the same run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pct_of_peak: Option<f64>,
 }
 
 impl BenchRow {
@@ -394,7 +402,26 @@ impl BenchRow {
             gbps,
             tflops: flops as f64 / median / 1e3,
             pct_of_copy: copy_gbps.map(|c| 100.0 * gbps / c),
+            m: None,
+            k: None,
+            pct_of_peak: None,
         }
+    }
+
+    /// A GEMM row: C (M×N) = A (M×K) · B (K×N), `2·M·N·K` flops and `bytes` of operands
+    /// moved, with its TFLOP/s as a share of `peak_tflops` (a ceiling measured in the same run).
+    pub fn gemm(
+        variant: &str,
+        (m, n, k): (u64, u64, u64),
+        bytes: u64,
+        times: &GpuTimes,
+        peak_tflops: Option<f64>,
+    ) -> Self {
+        let mut row = BenchRow::new(variant, n, bytes, 2 * m * n * k, times, None);
+        row.m = Some(m);
+        row.k = Some(k);
+        row.pct_of_peak = peak_tflops.map(|peak| 100.0 * row.tflops / peak);
+        row
     }
 
     pub fn line(&self) -> String {
