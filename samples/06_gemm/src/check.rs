@@ -149,15 +149,14 @@ pub fn reference(shape: Shape, x: &Inputs, sample: &Sample) -> Vec<Want> {
 }
 
 /// `f` over `items` on every core, results in order.
-fn parallel<T: Sync, R: Send>(items: &[T], f: impl Fn(T) -> Vec<R> + Sync) -> Vec<R>
-where
-    T: Copy,
-{
+fn parallel<T: Copy + Sync, R: Send>(items: &[T], f: impl Fn(T) -> Vec<R> + Sync) -> Vec<R> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(items.len().max(1));
     let chunk = items.len().div_ceil(threads).max(1);
     std::thread::scope(|scope| {
-        let handles: Vec<_> =
-            items.chunks(chunk).map(|part| scope.spawn(|| part.iter().flat_map(|&t| f(t)).collect::<Vec<R>>())).collect();
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| scope.spawn(|| part.iter().flat_map(|&t| f(t)).collect::<Vec<R>>()))
+            .collect();
         handles.into_iter().flat_map(|h| h.join().unwrap_or_default()).collect()
     })
 }

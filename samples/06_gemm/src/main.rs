@@ -24,7 +24,7 @@ use check::Kind;
 use clap::{Parser, ValueEnum};
 use harness::{or_all, out, BenchRow, GpuTimes, Report, Timing};
 use simt::{Config, Elem, Gemm, Shape, Strategy, Variant};
-use std::collections::HashMap;
+use std::collections::hash_map::{Entry, HashMap};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use vk_compute::{Barrier, Binding, Buffer, Context, Kernel, KernelDesc, Recorder};
@@ -70,7 +70,8 @@ struct Args {
 harness::sample_args!(Args);
 
 fn parse_shape(text: &str) -> Result<Shape, String> {
-    let v: Vec<u32> = text.split('x').map(|p| p.parse().map_err(|_| format!("{text}: not MxNxK"))).collect::<Result<_, _>>()?;
+    let v: Vec<u32> =
+        text.split('x').map(|p| p.parse().map_err(|_| format!("{text}: not MxNxK"))).collect::<Result<_, _>>()?;
     match v[..] {
         [m, n, k] if m > 0 && n > 0 && k > 0 => Ok(Shape { m, n, k }),
         _ => Err(format!("{text}: a shape is MxNxK, each at least 1")),
@@ -80,8 +81,14 @@ fn parse_shape(text: &str) -> Result<Shape, String> {
 /// The shapes the checks run by default: one element, odd sizes below and across the tiles.
 const CHECK_SHAPES: [(u32, u32, u32); 4] = [(1, 1, 1), (17, 33, 65), (128, 128, 128), (257, 129, 511)];
 /// The bench's shapes: squares, a short K, and a skinny N (the peers script's).
-const BENCH_SHAPES: [(u32, u32, u32); 6] =
-    [(1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192), (4096, 4096, 256), (8192, 64, 8192)];
+const BENCH_SHAPES: [(u32, u32, u32); 6] = [
+    (1024, 1024, 1024),
+    (2048, 2048, 2048),
+    (4096, 4096, 4096),
+    (8192, 8192, 8192),
+    (4096, 4096, 256),
+    (8192, 64, 8192),
+];
 
 fn main() -> ExitCode {
     harness::run_sample::<Args>("06_gemm", run)
@@ -93,19 +100,24 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
     let bench = common.bench;
     let shapes = shapes(ctx, args)?;
     let elems = or_all(&args.ty, Elem::value_variants());
-    let (alpha, beta) = (args.alpha.unwrap_or(if bench { 1.0 } else { 1.5 }), args.beta.unwrap_or(if bench { 0.0 } else { -0.5 }));
+    let (alpha, beta) =
+        (args.alpha.unwrap_or(if bench { 1.0 } else { 1.5 }), args.beta.unwrap_or(if bench { 0.0 } else { -0.5 }));
     harness::Bench::start(ctx, common, report)?;
     let peak = if args.peak || bench { Some(peak_tflops(ctx, report)?) } else { None };
     let mut choice = tune::Choice::load(ctx, args.config.as_deref())?;
     if args.tune {
-        let usable: Vec<Elem> = elems.iter().copied().filter(|&e| e == Elem::F32 || ctx.caps().storage_buffer_16bit).collect();
+        let usable: Vec<Elem> =
+            elems.iter().copied().filter(|&e| e == Elem::F32 || ctx.caps().storage_buffer_16bit).collect();
         choice.table = Some(tune::tune(ctx, seed, &usable, args.tune_out.as_deref(), report)?);
         choice.source = "this run's --tune".into();
     }
     out(format!("configurations: {}", choice.source));
-    let mut built: HashMap<(Config, Elem), Gemm> = HashMap::new();
+    let mut built: HashMap<(Config, Elem), Option<Gemm>> = HashMap::new();
     let mut configs_used = Vec::new();
     for &shape in &shapes {
+        if common.inject_fault.is_some() {
+            built.clear(); // the fault's defines depend on the shape
+        }
         for &elem in &elems {
             // The configurations of this shape: one per variant (subgroup: per strategy).
             let mut runs: Vec<(String, Config)> = Vec::new();
@@ -116,7 +128,9 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                     continue;
                 };
                 let strategies: Vec<Option<Strategy>> = match (variant, bench && args.strategy.is_empty()) {
-                    (Variant::Subgroup, false) => or_all(&args.strategy, Strategy::value_variants()).into_iter().map(Some).collect(),
+                    (Variant::Subgroup, false) => {
+                        or_all(&args.strategy, Strategy::value_variants()).into_iter().map(Some).collect()
+                    }
                     _ => vec![config.strategy],
                 };
                 for s in strategies {
@@ -132,30 +146,45 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                 let wants = check::reference(shape, &x, &sample);
                 let mut io = Io::upload(ctx, elem, &x, shape)?;
                 for (name, config) in &runs {
-                    // Under a fault the kernels depend on the shape: built for each one.
-                    if common.inject_fault.is_some() {
-                        built.remove(&(*config, elem));
-                    }
-                    if !built.contains_key(&(*config, elem)) {
-                        let fault = common.inject_fault.map(|_| (common, shape));
-                        let Some(gemm) = report.skip_unless(name, Gemm::new(ctx, *config, elem, fault)?) else { continue };
-                        stats(report, name, &gemm)?;
-                        built.insert((*config, elem), gemm);
-                    }
-                    let gemm = &built[&(*config, elem)];
+                    let gemm = match built.entry((*config, elem)) {
+                        Entry::Occupied(e) => e.into_mut(),
+                        Entry::Vacant(slot) => {
+                            let fault = common.inject_fault.map(|_| (common, shape));
+                            let gemm = report.skip_unless(name, Gemm::new(ctx, *config, elem, fault)?);
+                            if let Some(gemm) = &gemm {
+                                stats(report, name, gemm)?;
+                            }
+                            slot.insert(gemm)
+                        }
+                    };
+                    let Some(gemm) = gemm else { continue }; // skipped, said once
                     let timed = if bench && kind == Kind::Real {
                         Some(measure(ctx, common, |rec| gemm.record(rec, io.bindings(), shape, alpha, beta))?)
                     } else {
                         None
                     };
-                    let got = io.checked_run(ctx, gemm, shape, alpha, beta).with_context(|| format!("{name} {}", shape.label()))?;
+                    let got = io
+                        .checked_run(ctx, gemm, shape, alpha, beta)
+                        .with_context(|| format!("{name} {}", shape.label()))?;
                     let result = check::compare(shape, kind, &got, &wants);
-                    let what = format!("{name} {} {} ({})", shape.label(), if kind == Kind::Exact { "exact" } else { "real" }, sample.describe(shape));
+                    let what = format!(
+                        "{name} {} {} ({})",
+                        shape.label(),
+                        if kind == Kind::Exact { "exact" } else { "real" },
+                        sample.describe(shape)
+                    );
                     if let (true, Some(times)) = (report.check(&what, None, &result), timed) {
                         let bytes = io.bytes(shape, beta);
-                        report.bench_row(BenchRow::gemm(name, (shape.m.into(), shape.n.into(), shape.k.into()), bytes, &times, peak));
+                        report.bench_row(BenchRow::gemm(
+                            name,
+                            (shape.m.into(), shape.n.into(), shape.k.into()),
+                            bytes,
+                            &times,
+                            peak,
+                        ));
                         out(format!("  {name} {}: {}", shape.label(), config.name()));
-                        configs_used.push(serde_json::json!({ "row": name, "shape": shape.label(), "config": config.name() }));
+                        configs_used
+                            .push(serde_json::json!({ "row": name, "shape": shape.label(), "config": config.name() }));
                         if best.as_ref().is_none_or(|(t, ..)| times.median_ns() < *t) {
                             best = Some((times.median_ns(), times, config.name()));
                         }
@@ -166,7 +195,13 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
             if let Some((_, times, config)) = best {
                 let name = format!("best {}", harness::value_name(elem));
                 let bytes = Io::bytes_of(elem, shape, beta);
-                report.bench_row(BenchRow::gemm(&name, (shape.m.into(), shape.n.into(), shape.k.into()), bytes, &times, peak));
+                report.bench_row(BenchRow::gemm(
+                    &name,
+                    (shape.m.into(), shape.n.into(), shape.k.into()),
+                    bytes,
+                    &times,
+                    peak,
+                ));
                 out(format!("  {name} {}: {config}", shape.label()));
                 configs_used.push(serde_json::json!({ "row": name, "shape": shape.label(), "config": config }));
             }
@@ -188,7 +223,10 @@ fn shapes(ctx: &Context, args: &Args) -> Result<Vec<Shape>> {
     let given = !args.shape.is_empty() || args.common.size.is_some();
     let mut shapes = args.shape.clone();
     if let (true, Some(n)) = (shapes.is_empty(), args.common.size) {
-        let n = u32::try_from(n).ok().filter(|&n| n > 0).ok_or_else(|| vk_compute::SetupError(format!("--size {n}: not a matrix edge")))?;
+        let n = u32::try_from(n)
+            .ok()
+            .filter(|&n| n > 0)
+            .ok_or_else(|| vk_compute::SetupError(format!("--size {n}: not a matrix edge")))?;
         shapes.push(Shape { m: n, n, k: n });
     }
     if shapes.is_empty() {
@@ -196,12 +234,21 @@ fn shapes(ctx: &Context, args: &Args) -> Result<Vec<Shape>> {
         shapes = table.iter().map(|&(m, n, k)| Shape { m, n, k }).collect();
     }
     let largest = harness::largest_size(ctx, 4);
-    let fits = |s: &Shape| [s.m as u64 * s.k as u64, s.k as u64 * s.n as u64, s.m as u64 * s.n as u64].iter().all(|&e| e <= largest);
+    let fits = |s: &Shape| {
+        [s.m as u64 * s.k as u64, s.k as u64 * s.n as u64, s.m as u64 * s.n as u64].iter().all(|&e| e <= largest)
+    };
     for s in shapes.iter().filter(|s| !fits(s)) {
         if given {
-            return vk_compute::setup_error(format!("{}: a matrix of more than {largest} elements does not fit one buffer on {}", s.label(), ctx.caps().name));
+            return vk_compute::setup_error(format!(
+                "{}: a matrix of more than {largest} elements does not fit one buffer on {}",
+                s.label(),
+                ctx.caps().name
+            ));
         }
-        out(format!("note: {} left out: a matrix of more than {largest} elements does not fit one buffer here", s.label()));
+        out(format!(
+            "note: {} left out: a matrix of more than {largest} elements does not fit one buffer here",
+            s.label()
+        ));
     }
     shapes.retain(fits);
     if args.common.inject_fault == Some(harness::Fault::OffByOne) && shapes.iter().any(|s| s.m * s.k < 2) {
@@ -212,7 +259,12 @@ fn shapes(ctx: &Context, args: &Args) -> Result<Vec<Shape>> {
 
 /// Print the driver's statistics of a configuration and its shared memory (--pipeline-stats).
 fn stats(report: &mut Report, name: &str, gemm: &Gemm) -> Result<()> {
-    let label = format!("{name} [{}, {} invocations, {} B shared]", gemm.config.name(), gemm.config.workgroup_size(), gemm.config.shared_bytes());
+    let label = format!(
+        "{name} [{}, {} invocations, {} B shared]",
+        gemm.config.name(),
+        gemm.config.workgroup_size(),
+        gemm.config.shared_bytes()
+    );
     report.pipeline_stats(&label, [&gemm.kernel])
 }
 
@@ -231,7 +283,12 @@ impl<'c> Io<'c> {
         let words = |v: &[f32]| -> Vec<u32> {
             match elem {
                 Elem::F32 => v.iter().map(|f| f.to_bits()).collect(),
-                Elem::F16 => v.chunks(2).map(|p| u32::from(check::f16_bits(p[0])) | u32::from(check::f16_bits(*p.get(1).unwrap_or(&0.0))) << 16).collect(),
+                Elem::F16 => v
+                    .chunks(2)
+                    .map(|p| {
+                        u32::from(check::f16_bits(p[0])) | u32::from(check::f16_bits(*p.get(1).unwrap_or(&0.0))) << 16
+                    })
+                    .collect(),
             }
         };
         Ok(Io {
@@ -273,7 +330,11 @@ impl<'c> Io<'c> {
 
 /// Time `record` with --iters and --batch, but no more repetitions than fit about a second
 /// of GPU time (two on a CPU device): naive takes seconds a run at 8192³.
-fn measure<'r>(ctx: &Context, common: &harness::CommonArgs, mut record: impl FnMut(&mut Recorder<'_, 'r>) -> Result<()>) -> Result<GpuTimes> {
+fn measure<'r>(
+    ctx: &Context,
+    common: &harness::CommonArgs,
+    mut record: impl FnMut(&mut Recorder<'_, 'r>) -> Result<()>,
+) -> Result<GpuTimes> {
     let one = harness::time_gpu(ctx, &Timing { warmup: 0, iters: 1, batch: 1 }, &mut record)?.median_ns();
     let budget = if ctx.caps().is_cpu() { 2e9 } else { 1e9 };
     let iters = common.iters.unwrap_or(50).min((budget / one.max(1.0)) as u32).max(3);
@@ -285,7 +346,13 @@ fn measure<'r>(ctx: &Context, common: &harness::CommonArgs, mut record: impl FnM
 fn peak_tflops(ctx: &Context, report: &mut Report) -> Result<f64> {
     let cpu = ctx.caps().is_cpu();
     let (groups, steps): (u32, u32) = if cpu { (64, 256) } else { (4096, 2048) };
-    let desc = KernelDesc { shader: "06_gemm/peak.comp", buffers: 1, push_constant_bytes: 8, workgroup_size: 256, ..Default::default() };
+    let desc = KernelDesc {
+        shader: "06_gemm/peak.comp",
+        buffers: 1,
+        push_constant_bytes: 8,
+        workgroup_size: 256,
+        ..Default::default()
+    };
     let kernel = Kernel::new(ctx, &desc).context("the FMA-only kernel")?;
     let sink = Buffer::<f32>::new(ctx, "sink", groups as usize * 256)?;
     let timing = Timing { warmup: 5, iters: if cpu { 3 } else { 20 }, batch: 1 };

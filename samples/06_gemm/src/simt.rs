@@ -104,10 +104,7 @@ impl Config {
         let mut name = match self.variant {
             Variant::Naive => format!("{variant} {}x{}", self.bm, self.bn),
             Variant::Shared => format!("{variant} {}x{} pad{}", self.bm, self.bn, self.pad),
-            _ => format!(
-                "{variant} {}x{}x{} {}x{} pad{}",
-                self.bm, self.bn, self.bk, self.tm, self.tn, self.pad
-            ),
+            _ => format!("{variant} {}x{}x{} {}x{} pad{}", self.bm, self.bn, self.bk, self.tm, self.tn, self.pad),
         };
         if let Some(s) = self.strategy {
             name += &format!(" {}", harness::value_name(s));
@@ -294,7 +291,8 @@ impl<'c> Gemm<'c> {
         }
         if let Some((common, shape)) = fault {
             let site = FaultSite::of(shape);
-            let tile = u64::from(site.m / config.bm) * u64::from(shape.n.div_ceil(config.bn)) + u64::from(site.n / config.bn);
+            let tile =
+                u64::from(site.m / config.bm) * u64::from(shape.n.div_ceil(config.bn)) + u64::from(site.n / config.bn);
             defines.extend(common.fault_defines(site.element(shape), tile));
         }
         let desc = KernelDesc {

@@ -192,9 +192,10 @@ impl Choice {
             return Some(p);
         }
         let class = Class::of(shape);
-        let tuned = self.table.as_ref().and_then(|t| {
-            t.best.iter().find(|b| b.elem == elem && b.class == class && b.variant == variant)
-        });
+        let tuned = self
+            .table
+            .as_ref()
+            .and_then(|t| t.best.iter().find(|b| b.elem == elem && b.class == class && b.variant == variant));
         tuned.and_then(|b| Config::parse(&b.config)).or_else(|| simt::default_config(ctx, variant, elem, None))
     }
 }
@@ -217,7 +218,14 @@ pub fn tune(ctx: &Context, seed: u64, elems: &[Elem], out_path: Option<&Path>, r
                 Err(why) => {
                     for &class in &classes {
                         let shape = class.tuning_shape(cpu).label();
-                        table.grid.push(Point { elem, class, shape, config: config.name(), tflops: None, note: Some(why.clone()) });
+                        table.grid.push(Point {
+                            elem,
+                            class,
+                            shape,
+                            config: config.name(),
+                            tflops: None,
+                            note: Some(why.clone()),
+                        });
                     }
                 }
                 Ok(gemm) => {
@@ -241,8 +249,14 @@ pub fn tune(ctx: &Context, seed: u64, elems: &[Elem], out_path: Option<&Path>, r
                     shape.label(),
                     gemm.config.name()
                 ));
-                let point =
-                    Point { elem, class, shape: shape.label(), config: gemm.config.name(), tflops: Some(tflops), note: None };
+                let point = Point {
+                    elem,
+                    class,
+                    shape: shape.label(),
+                    config: gemm.config.name(),
+                    tflops: Some(tflops),
+                    note: None,
+                };
                 table.grid.push(point);
                 let variant = gemm.config.variant;
                 let slot = table.best.iter_mut().find(|b| b.elem == elem && b.class == class && b.variant == variant);
@@ -256,7 +270,14 @@ pub fn tune(ctx: &Context, seed: u64, elems: &[Elem], out_path: Option<&Path>, r
         }
     }
     for b in &table.best {
-        out(format!("tuned: {} {:?} {}: {} ({:.2} TFLOP/s)", harness::value_name(b.elem), b.class, harness::value_name(b.variant), b.config, b.tflops));
+        out(format!(
+            "tuned: {} {:?} {}: {} ({:.2} TFLOP/s)",
+            harness::value_name(b.elem),
+            b.class,
+            harness::value_name(b.variant),
+            b.config,
+            b.tflops
+        ));
     }
     let paths: Vec<PathBuf> = cache_path().into_iter().chain(out_path.map(Path::to_path_buf)).collect();
     for path in paths {
