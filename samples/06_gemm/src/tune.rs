@@ -229,6 +229,10 @@ pub fn tune(ctx: &Context, seed: u64, elems: &[Elem], out_path: Option<&Path>, r
                     }
                 }
                 Ok(gemm) => {
+                    let c = &gemm.config;
+                    let label = format!("tune {} {}", c.name(), harness::value_name(elem));
+                    let label = format!("{label} [{} invocations, {} B shared]", c.workgroup_size(), c.shared_bytes());
+                    report.pipeline_stats(&label, [&gemm.kernel])?;
                     if tuning_check(ctx, &gemm, seed, report)? {
                         built.push(gemm);
                     }
