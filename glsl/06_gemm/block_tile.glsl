@@ -88,6 +88,7 @@ void gemm_block(uint tx, uint ty) {
         store_tiles(0);
     }
     barrier();  // the first tiles are in shared memory before anyone reads them
+// ANCHOR: steps
     for (uint s = 0; s < steps; s++) {
         uint buf = s % 2;
         if (s + 1 < steps) {
@@ -101,6 +102,7 @@ void gemm_block(uint tx, uint ty) {
         // by everyone before the step after next overwrites it.
         barrier();
     }
+// ANCHOR_END: steps
     if (fault_drops(tile)) {
         return;
     }
@@ -114,12 +116,14 @@ void gemm_block(uint tx, uint ty) {
 
 // The multiply-adds of one k: acc += a ⊗ b, with a holding this invocation's TM values of
 // column k of A and b its TN values of row k of B.
+// ANCHOR: outer_product
 #define OUTER_PRODUCT(a, b)                                   \
     [[unroll]] for (uint i = 0; i < TM; i++) {                \
         [[unroll]] for (uint c = 0; c < TN / 4; c++) {        \
             acc[i][c] = fma(vec4(a[i / 4][i % 4]), b[c], acc[i][c]); \
         }                                                     \
     }
+// ANCHOR_END: outer_product
 
 // This invocation's TN values of row k of the B tile in buffer buf.
 #define LOAD_B_ROW(b, buf, k, tx)                             \

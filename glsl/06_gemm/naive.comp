@@ -13,12 +13,14 @@ void main() {
     uint tile = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
     uint row = gl_WorkGroupID.y * T + gl_LocalInvocationIndex / T;
     uint col = gl_WorkGroupID.x * T + gl_LocalInvocationIndex % T;
+// ANCHOR: loop
     float acc = 0.0;
     if (row < M && col < N) {
         for (uint k = 0; k < K; k++) {
             acc += load_a(row, k) * load_b(k, col);
         }
     }
+// ANCHOR_END: loop
     if (!fault_drops(tile)) {
         store_d(row, col, acc);
     }

@@ -7,6 +7,7 @@
 #version 450
 #include "block_tile.glsl"
 
+// ANCHOR: compute_tile
 void compute_tile(uint buf, uint tx, uint ty) {
     [[unroll]] for (uint k = 0; k < BK; k++) {
         vec4 a[TM / 4];
@@ -16,6 +17,7 @@ void compute_tile(uint buf, uint tx, uint ty) {
         OUTER_PRODUCT(a, b)
     }
 }
+// ANCHOR_END: compute_tile
 
 void main() {
     gemm_block(gl_LocalInvocationIndex % NC, gl_LocalInvocationIndex / NC);

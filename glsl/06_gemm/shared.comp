@@ -21,6 +21,7 @@ void main() {
     uint row = gl_WorkGroupID.y * T + r;
     uint col = gl_WorkGroupID.x * T + c;
     float acc = 0.0;
+// ANCHOR: loop
     for (uint k0 = 0; k0 < K; k0 += T) {
         As[r][c] = load_a(row, k0 + c);
         Bs[r][c] = load_b(k0 + r, col);
@@ -30,6 +31,7 @@ void main() {
         }
         barrier();  // everyone is done reading before the next step overwrites the tiles
     }
+// ANCHOR_END: loop
     if (!fault_drops(tile)) {
         store_d(row, col, acc);
     }

@@ -37,6 +37,7 @@ uint own_k(uint j, uint lane) {
     return BK > S ? j * S + lane : lane % BK;
 }
 
+// ANCHOR: steps
 #define BROADCAST_STEP(k)                                                   \
     if (k < BK) {                                                           \
         vec4 a[TM / 4];                                                     \
@@ -79,12 +80,15 @@ uint own_k(uint j, uint lane) {
         OUTER_PRODUCT(a, b)                                                 \
     }
 
+// ANCHOR_END: steps
+
 #define REPEAT32(STEP)                                                              \
     STEP(0) STEP(1) STEP(2) STEP(3) STEP(4) STEP(5) STEP(6) STEP(7) STEP(8) STEP(9) \
     STEP(10) STEP(11) STEP(12) STEP(13) STEP(14) STEP(15) STEP(16) STEP(17)         \
     STEP(18) STEP(19) STEP(20) STEP(21) STEP(22) STEP(23) STEP(24) STEP(25)         \
     STEP(26) STEP(27) STEP(28) STEP(29) STEP(30) STEP(31)
 
+// ANCHOR: compute_tile
 void compute_tile(uint buf, uint tx, uint ty) {
     uint lane = gl_SubgroupInvocationID;
     if (STRATEGY == 2) {
@@ -102,6 +106,7 @@ void compute_tile(uint buf, uint tx, uint ty) {
         REPEAT32(XOR_STEP)
     }
 }
+// ANCHOR_END: compute_tile
 
 void main() {
     uint t = gl_SubgroupID * S + gl_SubgroupInvocationID;
