@@ -2,8 +2,9 @@
 // T×T tile of D, one output per invocation, walking K in steps of T: each invocation loads
 // one element of the A tile and one of the B tile into shared memory, a barrier, then T
 // multiply-adds read both tiles from shared memory. Every element loaded from global memory
-// is used T times. The A tile's rows are padded by PAD_A floats (0 or 1) so that the
-// invocations of a row, reading down a column of A, do not all hit one bank.
+// is used T times. PAD_A floats pad each row of the A tile: a knob only, as the reads here
+// are broadcasts (a row's invocations read one word of As) and neighbouring words (of Bs),
+// free of bank conflicts either way (register.comp's transposed stores are where it counts).
 // Needs: nothing beyond Vulkan 1.0 compute (and 16-bit storage for INPUT_F16).
 #version 450
 #extension GL_EXT_control_flow_attributes : require
