@@ -64,6 +64,8 @@ const COMMIT: &str = match option_env!("SUITE_COMMIT") {
 
 /// What `--quick` adds to each bench run: a few repetitions at one mid-sized input.
 const QUICK_ARGS: &[&str] = &["--iters", "5", "--size", "1048576"];
+/// The same for 06_gemm, whose `--size N` is an N×N×N problem.
+const QUICK_GEMM_ARGS: &[&str] = &["--iters", "5", "--size", "256"];
 
 #[derive(Debug, Default, PartialEq)]
 struct Options {
@@ -260,7 +262,7 @@ pub fn run(root: &Path, args: &[String]) -> Result {
         if name != PROPERTIES {
             args.insert(0, "--bench");
             if options.quick {
-                args.extend(QUICK_ARGS);
+                args.extend(if name.starts_with("06_") { QUICK_GEMM_ARGS } else { QUICK_ARGS });
             }
         }
         progress.start(name);

@@ -97,6 +97,10 @@ const FAULT_TESTS: &[FaultTest] = &[
     // between (one bin holds every key).
     FaultTest { binary: "05_atomics", fault: "drop-workgroup", args: &["--keep-ratio", "50", "--bins", "256,4096"] },
     FaultTest { binary: "05_atomics", fault: "off-by-one", args: &["--keep-ratio", "50", "--bins", "256,4096"] },
+    // --shape takes precedence over the runner's --size (06's is an N×N×N problem): one
+    // problem below and across the tiles, every variant, type and strategy.
+    FaultTest { binary: "06_gemm", fault: "drop-workgroup", args: &["--shape", "257x129x511"] },
+    FaultTest { binary: "06_gemm", fault: "off-by-one", args: &["--shape", "257x129x511"] },
 ];
 
 /// What one fault-injection run showed.

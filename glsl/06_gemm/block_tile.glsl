@@ -1,0 +1,139 @@
+// block_tile.glsl — the skeleton the register and subgroup variants share: one workgroup
+// computes a BM×BN block of D with (BM/TM)×(BN/TN) invocations, each owning a TM×TN block of
+// accumulators; K is walked in steps of BK through two shared-memory buffers.
+//
+// Per step: each invocation loads its share of the next A and B tiles from global memory
+// into registers (4-vector loads) *before* computing on the current tiles, so the loads are
+// in flight during the multiply-adds; after computing, it stores them into the other buffer;
+// one barrier per step. A is stored transposed (As[k][m]) so that an invocation's TM values
+// of one k are contiguous 4-vectors, its rows padded by PAD_A floats so that the transposing
+// stores of neighbouring invocations land in different banks.
+//
+// An invocation's rows are TM/4 groups of 4, spaced 4·(BM/TM) apart (columns likewise): the
+// invocations of one row of the lane grid then read neighbouring 16-byte words of Bs, which
+// is free of bank conflicts. The including shader defines compute_tile(buf, tx, ty): the
+// multiply-adds of one step. Tile shapes are defines from the host, never a subgroup size.
+#ifndef BLOCK_TILE_GLSL
+#define BLOCK_TILE_GLSL
+#extension GL_EXT_control_flow_attributes : require
+#include "gemm_io.glsl"
+
+layout(local_size_x_id = 0) in;
+
+#define NC (BN / TN)  // invocations across a block (columns of the lane grid)
+#define NR (BM / TM)  // invocations down a block
+#define A_STRIDE ((BM + PAD_A) / 4)  // 4-vectors per k-row of the transposed A tile
+#define B_STRIDE (BN / 4)
+#define A_VECS (BM * BK / 4)  // 4-vectors in an A tile
+#define B_VECS (BK * BN / 4)
+#define A_LOADS ((A_VECS + WORKGROUP_SIZE - 1) / WORKGROUP_SIZE)  // per invocation and step
+#define B_LOADS ((B_VECS + WORKGROUP_SIZE - 1) / WORKGROUP_SIZE)
+
+shared vec4 As[2 * BK * A_STRIDE];
+shared vec4 Bs[2 * BK * B_STRIDE];
+
+// This invocation's accumulators: row i (of TM), column group c (of TN/4).
+vec4 acc[TM][TN / 4];
+// The next step's tiles, held between its global loads and its shared stores.
+vec4 next_a[A_LOADS];
+vec4 next_b[B_LOADS];
+
+void compute_tile(uint buf, uint tx, uint ty);
+
+void load_tiles(uint m0, uint n0, uint k0) {
+    [[unroll]] for (uint i = 0; i < A_LOADS; i++) {
+        uint v = gl_LocalInvocationIndex + i * WORKGROUP_SIZE;
+        next_a[i] = v >= A_VECS ? vec4(0.0) : load_a4(m0 + v / (BK / 4), k0 + (v % (BK / 4)) * 4);
+    }
+    [[unroll]] for (uint i = 0; i < B_LOADS; i++) {
+        uint v = gl_LocalInvocationIndex + i * WORKGROUP_SIZE;
+        next_b[i] = v >= B_VECS ? vec4(0.0) : load_b4(k0 + v / (BN / 4), n0 + (v % (BN / 4)) * 4);
+    }
+}
+
+void store_tiles(uint buf) {
+    [[unroll]] for (uint i = 0; i < A_LOADS; i++) {
+        uint v = gl_LocalInvocationIndex + i * WORKGROUP_SIZE;
+        if (v >= A_VECS) {
+            break;
+        }
+        uint m = v / (BK / 4);
+        uint k = (v % (BK / 4)) * 4;
+        [[unroll]] for (uint j = 0; j < 4; j++) {
+            As[(buf * BK + k + j) * A_STRIDE + m / 4][m % 4] = next_a[i][j];
+        }
+    }
+    [[unroll]] for (uint i = 0; i < B_LOADS; i++) {
+        uint v = gl_LocalInvocationIndex + i * WORKGROUP_SIZE;
+        if (v >= B_VECS) {
+            break;
+        }
+        Bs[(buf * BK + v / (BN / 4)) * B_STRIDE + v % (BN / 4)] = next_b[i];
+    }
+}
+
+// The whole block, for the invocation at (tx, ty) of the lane grid.
+void gemm_block(uint tx, uint ty) {
+    uint tile = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint m0 = gl_WorkGroupID.y * BM;
+    uint n0 = gl_WorkGroupID.x * BN;
+    [[unroll]] for (uint i = 0; i < TM; i++) {
+        [[unroll]] for (uint c = 0; c < TN / 4; c++) {
+            acc[i][c] = vec4(0.0);
+        }
+    }
+    uint steps = (K + BK - 1) / BK;
+    if (steps > 0) {
+        load_tiles(m0, n0, 0);
+        store_tiles(0);
+    }
+    barrier();  // the first tiles are in shared memory before anyone reads them
+// ANCHOR: steps
+    for (uint s = 0; s < steps; s++) {
+        uint buf = s % 2;
+        if (s + 1 < steps) {
+            load_tiles(m0, n0, (s + 1) * BK);  // in flight during the multiply-adds below
+        }
+        compute_tile(buf, tx, ty);
+        if (s + 1 < steps) {
+            store_tiles(1 - buf);
+        }
+        // The other buffer is written before the next step reads it, and this buffer is read
+        // by everyone before the step after next overwrites it.
+        barrier();
+    }
+// ANCHOR_END: steps
+    if (fault_drops(tile)) {
+        return;
+    }
+    [[unroll]] for (uint i = 0; i < TM; i++) {
+        uint row = m0 + (i / 4) * 4 * NR + ty * 4 + i % 4;
+        [[unroll]] for (uint c = 0; c < TN / 4; c++) {
+            store_d4(row, n0 + c * 4 * NC + tx * 4, acc[i][c]);
+        }
+    }
+}
+
+// The multiply-adds of one k: acc += a ⊗ b, with a holding this invocation's TM values of
+// column k of A and b its TN values of row k of B.
+// ANCHOR: outer_product
+#define OUTER_PRODUCT(a, b)                                   \
+    [[unroll]] for (uint i = 0; i < TM; i++) {                \
+        [[unroll]] for (uint c = 0; c < TN / 4; c++) {        \
+            acc[i][c] = fma(vec4(a[i / 4][i % 4]), b[c], acc[i][c]); \
+        }                                                     \
+    }
+// ANCHOR_END: outer_product
+
+// This invocation's TN values of row k of the B tile in buffer buf.
+#define LOAD_B_ROW(b, buf, k, tx)                             \
+    [[unroll]] for (uint c = 0; c < TN / 4; c++) {            \
+        b[c] = Bs[((buf) * BK + (k)) * B_STRIDE + c * NC + (tx)]; \
+    }
+
+// This invocation's TM values of column k of the A tile in buffer buf.
+#define LOAD_A_COL(a, buf, k, ty)                             \
+    [[unroll]] for (uint r = 0; r < TM / 4; r++) {            \
+        a[r] = As[((buf) * BK + (k)) * A_STRIDE + r * NR + (ty)]; \
+    }
+#endif

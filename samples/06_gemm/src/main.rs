@@ -1,0 +1,366 @@
+//! 06_gemm — C = α·A·B + β·C in f32 (and with f16 inputs, f32 accumulation), from one output
+//! per invocation to register tiles fed through the subgroup, with an autotuner.
+//!
+//! 1. `naive`: one output per invocation, every operand from global memory.
+//! 2. `shared`: T×T tiles staged in shared memory, each element loaded once per workgroup.
+//! 3. `register`: a TM×TN block of accumulators per invocation, 4-vector global loads,
+//!    double-buffered shared tiles with a transposed, padded A tile.
+//! 4. `subgroup`: `register` with the A fragments passed between lanes by subgroup operations
+//!    (`--strategy broadcast|shuffleXor|electFirst`, a specialization constant).
+//!
+//! Row-major A (M×K), B (K×N), C (M×N); any M, N, K. Every variant is checked against an f64
+//! CPU reference on real inputs within a rounding bound derived from K, and exactly on small
+//! integers; large problems on sampled rows and columns that always include the ones a planted
+//! fault hits. `--peak` times an FMA-only kernel, the device's f32 ceiling; `--tune` times a
+//! grid of configurations and saves the fastest per size class (see tune.rs).
+//! Run: `cargo run --release --bin 06_gemm [-- --bench] [--shape 257x129x511 --variant register]`
+
+mod check;
+mod simt;
+mod tune;
+
+use anyhow::{Context as _, Result};
+use check::Kind;
+use clap::{Parser, ValueEnum};
+use harness::{or_all, out, BenchRow, GpuTimes, Report, Timing};
+use simt::{Config, Elem, Gemm, Shape, Strategy, Variant};
+use std::collections::hash_map::{Entry, HashMap};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use vk_compute::{Barrier, Binding, Buffer, Context, Kernel, KernelDesc, Recorder};
+
+#[derive(Parser, Debug)]
+#[command(about = "GEMM from naive to subgroup register tiling, autotuned")]
+struct Args {
+    #[command(flatten)]
+    common: harness::CommonArgs,
+    /// Which variants (default: all).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    variant: Vec<Variant>,
+    /// Input types (default: f32 and f16).
+    #[arg(long = "type", value_enum, value_delimiter = ',')]
+    ty: Vec<Elem>,
+    /// subgroup: strategies (default: all three; with --bench the tuned one).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    strategy: Vec<Strategy>,
+    /// Problems as MxNxK (takes precedence over --size N, which means NxNxN).
+    #[arg(long, value_delimiter = ',', value_parser = parse_shape)]
+    shape: Vec<Shape>,
+    /// α of the checked runs (default 1.5; 1 with --bench).
+    #[arg(long)]
+    alpha: Option<f32>,
+    /// β of the checked runs (default -0.5; 0 with --bench).
+    #[arg(long)]
+    beta: Option<f32>,
+    /// Time the FMA-only kernel (also done by --bench): the f32 ceiling of GEMM rows.
+    #[arg(long)]
+    peak: bool,
+    /// Time the tuning grid, save the fastest per size class (cache, and --tune-out), use it.
+    #[arg(long)]
+    tune: bool,
+    /// With --tune: also write the table into this file (merged by device and driver).
+    #[arg(long)]
+    tune_out: Option<PathBuf>,
+    /// A tuned table to use (FILE), or one configuration to pin for its variant (NAME, e.g.
+    /// `register 128x128x8 8x8 pad4`, `subgroup 64x128x8 8x4 pad4 electFirst`).
+    #[arg(long)]
+    config: Option<String>,
+}
+
+harness::sample_args!(Args);
+
+fn parse_shape(text: &str) -> Result<Shape, String> {
+    let v: Vec<u32> =
+        text.split('x').map(|p| p.parse().map_err(|_| format!("{text}: not MxNxK"))).collect::<Result<_, _>>()?;
+    match v[..] {
+        [m, n, k] if m > 0 && n > 0 && k > 0 => Ok(Shape { m, n, k }),
+        _ => Err(format!("{text}: a shape is MxNxK, each at least 1")),
+    }
+}
+
+/// The shapes the checks run by default: one element, odd sizes below and across the tiles.
+const CHECK_SHAPES: [(u32, u32, u32); 4] = [(1, 1, 1), (17, 33, 65), (128, 128, 128), (257, 129, 511)];
+/// The bench's shapes: squares, a short K, and a skinny N (the peers script's).
+const BENCH_SHAPES: [(u32, u32, u32); 6] = [
+    (1024, 1024, 1024),
+    (2048, 2048, 2048),
+    (4096, 4096, 4096),
+    (8192, 8192, 8192),
+    (4096, 4096, 256),
+    (8192, 64, 8192),
+];
+
+fn main() -> ExitCode {
+    harness::run_sample::<Args>("06_gemm", run)
+}
+
+fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
+    let common = &args.common;
+    let seed = common.seed();
+    let bench = common.bench;
+    let shapes = shapes(ctx, args)?;
+    let elems = or_all(&args.ty, Elem::value_variants());
+    let (alpha, beta) =
+        (args.alpha.unwrap_or(if bench { 1.0 } else { 1.5 }), args.beta.unwrap_or(if bench { 0.0 } else { -0.5 }));
+    harness::Bench::start(ctx, common, report)?;
+    let peak = if args.peak || bench { Some(peak_tflops(ctx, report)?) } else { None };
+    let mut choice = tune::Choice::load(ctx, args.config.as_deref())?;
+    if args.tune {
+        let usable: Vec<Elem> =
+            elems.iter().copied().filter(|&e| e == Elem::F32 || ctx.caps().storage_buffer_16bit).collect();
+        choice.table = Some(tune::tune(ctx, seed, &usable, args.tune_out.as_deref(), report)?);
+        choice.source = "this run's --tune".into();
+    }
+    out(format!("configurations: {}", choice.source));
+    let mut built: HashMap<(Config, Elem), Option<Gemm>> = HashMap::new();
+    let mut configs_used = Vec::new();
+    for &shape in &shapes {
+        if common.inject_fault.is_some() {
+            built.clear(); // the fault's defines depend on the shape
+        }
+        for &elem in &elems {
+            // The configurations of this shape: one per variant (subgroup: per strategy).
+            let mut runs: Vec<(String, Config)> = Vec::new();
+            for variant in or_all(&args.variant, Variant::value_variants()) {
+                let Some(config) = choice.config(ctx, variant, elem, shape) else {
+                    let reason = simt::grid(variant)[0].unsupported(ctx, elem, simt::subgroup_size(ctx).map(|s| s.0));
+                    report.skip(&label(variant, None, elem), &reason.unwrap_or_else(|| "no configuration fits".into()));
+                    continue;
+                };
+                let strategies: Vec<Option<Strategy>> = match (variant, bench && args.strategy.is_empty()) {
+                    (Variant::Subgroup, false) => {
+                        or_all(&args.strategy, Strategy::value_variants()).into_iter().map(Some).collect()
+                    }
+                    _ => vec![config.strategy],
+                };
+                for s in strategies {
+                    let config = Config { strategy: s, ..config };
+                    runs.push((label(variant, s.filter(|_| !bench), elem), config));
+                }
+            }
+            // ANCHOR: checked_runs
+            let mut best: Option<(f64, GpuTimes, String)> = None;
+            for kind in [Kind::Real, Kind::Exact] {
+                let x = check::inputs(shape, elem, kind, seed, alpha, beta);
+                let sample = check::Sample::of(shape, seed);
+                let wants = check::reference(shape, &x, &sample);
+                let mut io = Io::upload(ctx, elem, &x, shape)?;
+                for (name, config) in &runs {
+                    let gemm = match built.entry((*config, elem)) {
+                        Entry::Occupied(e) => e.into_mut(),
+                        Entry::Vacant(slot) => {
+                            let fault = common.inject_fault.map(|_| (common, shape));
+                            let gemm = report.skip_unless(name, Gemm::new(ctx, *config, elem, fault)?);
+                            if let Some(gemm) = &gemm {
+                                stats(report, name, gemm)?;
+                            }
+                            slot.insert(gemm)
+                        }
+                    };
+                    let Some(gemm) = gemm else { continue }; // skipped, said once
+                    let timed = if bench && kind == Kind::Real {
+                        Some(measure(ctx, common, |rec| gemm.record(rec, io.bindings(), shape, alpha, beta))?)
+                    } else {
+                        None
+                    };
+                    let got = io
+                        .checked_run(ctx, gemm, shape, alpha, beta)
+                        .with_context(|| format!("{name} {}", shape.label()))?;
+                    let result = check::compare(shape, kind, &got, &wants);
+                    let what = format!(
+                        "{name} {} {} ({})",
+                        shape.label(),
+                        if kind == Kind::Exact { "exact" } else { "real" },
+                        sample.describe(shape)
+                    );
+                    if let (true, Some(times)) = (report.check(&what, None, &result), timed) {
+                        let bytes = io.bytes(shape, beta);
+                        report.bench_row(BenchRow::gemm(
+                            name,
+                            (shape.m.into(), shape.n.into(), shape.k.into()),
+                            bytes,
+                            &times,
+                            peak,
+                        ));
+                        out(format!("  {name} {}: {}", shape.label(), config.name()));
+                        configs_used
+                            .push(serde_json::json!({ "row": name, "shape": shape.label(), "config": config.name() }));
+                        if best.as_ref().is_none_or(|(t, ..)| times.median_ns() < *t) {
+                            best = Some((times.median_ns(), times, config.name()));
+                        }
+                    }
+                }
+            }
+            // ANCHOR_END: checked_runs
+            if let Some((_, times, config)) = best {
+                let name = format!("best {}", harness::value_name(elem));
+                let bytes = Io::bytes_of(elem, shape, beta);
+                report.bench_row(BenchRow::gemm(
+                    &name,
+                    (shape.m.into(), shape.n.into(), shape.k.into()),
+                    bytes,
+                    &times,
+                    peak,
+                ));
+                out(format!("  {name} {}: {config}", shape.label()));
+                configs_used.push(serde_json::json!({ "row": name, "shape": shape.label(), "config": config }));
+            }
+        }
+    }
+    report.extra = serde_json::json!({ "configurations": choice.source, "peak_tflops": peak, "configs": configs_used, "tuned": choice.table });
+    Ok(())
+}
+
+/// `register f32`, `subgroup shuffleXor f16`: a row's or a check's name.
+fn label(variant: Variant, strategy: Option<Strategy>, elem: Elem) -> String {
+    let strategy = strategy.map(|s| format!(" {}", harness::value_name(s))).unwrap_or_default();
+    format!("{}{strategy} {}", harness::value_name(variant), harness::value_name(elem))
+}
+
+/// `--shape`, else `--size N` as N×N×N, else the bench's or the checks' shapes; each must fit
+/// one buffer per matrix and 32-bit indices.
+fn shapes(ctx: &Context, args: &Args) -> Result<Vec<Shape>> {
+    let given = !args.shape.is_empty() || args.common.size.is_some();
+    let mut shapes = args.shape.clone();
+    if let (true, Some(n)) = (shapes.is_empty(), args.common.size) {
+        let n = u32::try_from(n)
+            .ok()
+            .filter(|&n| n > 0)
+            .ok_or_else(|| vk_compute::SetupError(format!("--size {n}: not a matrix edge")))?;
+        shapes.push(Shape { m: n, n, k: n });
+    }
+    if shapes.is_empty() {
+        let table = if args.common.bench { &BENCH_SHAPES[..] } else { &CHECK_SHAPES[..] };
+        shapes = table.iter().map(|&(m, n, k)| Shape { m, n, k }).collect();
+    }
+    let largest = harness::largest_size(ctx, 4);
+    let fits = |s: &Shape| {
+        [s.m as u64 * s.k as u64, s.k as u64 * s.n as u64, s.m as u64 * s.n as u64].iter().all(|&e| e <= largest)
+    };
+    for s in shapes.iter().filter(|s| !fits(s)) {
+        if given {
+            return vk_compute::setup_error(format!(
+                "{}: a matrix of more than {largest} elements does not fit one buffer on {}",
+                s.label(),
+                ctx.caps().name
+            ));
+        }
+        out(format!(
+            "note: {} left out: a matrix of more than {largest} elements does not fit one buffer here",
+            s.label()
+        ));
+    }
+    shapes.retain(fits);
+    if args.common.inject_fault == Some(harness::Fault::OffByOne) && shapes.iter().any(|s| s.m * s.k < 2) {
+        return vk_compute::setup_error("--inject-fault off-by-one reads A's next element: A needs at least 2");
+    }
+    Ok(shapes)
+}
+
+/// Print the driver's statistics of a configuration and its shared memory (--pipeline-stats).
+fn stats(report: &mut Report, name: &str, gemm: &Gemm) -> Result<()> {
+    let label = format!(
+        "{name} [{}, {} invocations, {} B shared]",
+        gemm.config.name(),
+        gemm.config.workgroup_size(),
+        gemm.config.shared_bytes()
+    );
+    report.pipeline_stats(&label, [&gemm.kernel])
+}
+
+/// The device buffers of one problem: A and B (f32 or f16), C_in and the output D.
+pub struct Io<'c> {
+    a: Buffer<'c, u32>,
+    b: Buffer<'c, u32>,
+    c: Buffer<'c, f32>,
+    d: Buffer<'c, f32>,
+    elem: Elem,
+}
+
+impl<'c> Io<'c> {
+    /// Upload A, B and C_in as `elem` (f16 packed two to a word).
+    pub fn upload(ctx: &'c Context, elem: Elem, x: &check::Inputs, shape: Shape) -> Result<Self> {
+        let words = |v: &[f32]| -> Vec<u32> {
+            match elem {
+                Elem::F32 => v.iter().map(|f| f.to_bits()).collect(),
+                Elem::F16 => v
+                    .chunks(2)
+                    .map(|p| {
+                        u32::from(check::f16_bits(p[0])) | u32::from(check::f16_bits(*p.get(1).unwrap_or(&0.0))) << 16
+                    })
+                    .collect(),
+            }
+        };
+        Ok(Io {
+            a: Buffer::from_slice(ctx, "A", &words(&x.a))?,
+            b: Buffer::from_slice(ctx, "B", &words(&x.b))?,
+            c: Buffer::from_slice(ctx, "C", &x.c)?,
+            d: Buffer::new(ctx, "D", shape.m as usize * shape.n as usize)?,
+            elem,
+        })
+    }
+
+    pub fn bindings(&self) -> [Binding<'_>; 4] {
+        [self.a.binding(), self.b.binding(), self.c.binding(), self.d.binding()]
+    }
+
+    /// Bytes the problem must move at least: A and B once, D written, C_in read where β ≠ 0.
+    fn bytes_of(elem: Elem, s: Shape, beta: f32) -> u64 {
+        let (m, n, k) = (u64::from(s.m), u64::from(s.n), u64::from(s.k));
+        (m * k + k * n) * elem.bytes() + m * n * if beta == 0.0 { 4 } else { 8 }
+    }
+
+    fn bytes(&self, s: Shape, beta: f32) -> u64 {
+        Self::bytes_of(self.elem, s, beta)
+    }
+
+    // ANCHOR: checked_run
+    /// The run that gets checked: D poisoned, one GEMM, D read back.
+    pub fn checked_run(&mut self, ctx: &Context, gemm: &Gemm, shape: Shape, alpha: f32, beta: f32) -> Result<Vec<f32>> {
+        let mut rec = Recorder::new(ctx)?;
+        rec.fill(&self.d, harness::POISON);
+        // The poison lands before the kernel writes D.
+        rec.barrier(Barrier::TransferToCompute);
+        gemm.record(&mut rec, self.bindings(), shape, alpha, beta)?;
+        rec.submit_and_wait().context("the checked run")?;
+        self.d.download().context("read D")
+    }
+    // ANCHOR_END: checked_run
+}
+
+/// Time `record` with --iters and --batch, but no more repetitions than fit about a second
+/// of GPU time (two on a CPU device): naive takes seconds a run at 8192³.
+fn measure<'r>(
+    ctx: &Context,
+    common: &harness::CommonArgs,
+    mut record: impl FnMut(&mut Recorder<'_, 'r>) -> Result<()>,
+) -> Result<GpuTimes> {
+    let one = harness::time_gpu(ctx, &Timing { warmup: 0, iters: 1, batch: 1 }, &mut record)?.median_ns();
+    let budget = if ctx.caps().is_cpu() { 2e9 } else { 1e9 };
+    let iters = common.iters.unwrap_or(50).min((budget / one.max(1.0)) as u32).max(3);
+    let timing = Timing { warmup: iters.min(5), iters, batch: common.batch.unwrap_or(1) };
+    harness::time_gpu(ctx, &timing, record)
+}
+
+/// The f32 SIMT ceiling: an FMA-only kernel (glsl/06_gemm/peak.comp), as a bench row.
+fn peak_tflops(ctx: &Context, report: &mut Report) -> Result<f64> {
+    let cpu = ctx.caps().is_cpu();
+    let (groups, steps): (u32, u32) = if cpu { (64, 256) } else { (4096, 2048) };
+    let desc = KernelDesc {
+        shader: "06_gemm/peak.comp",
+        buffers: 1,
+        push_constant_bytes: 8,
+        workgroup_size: 256,
+        ..Default::default()
+    };
+    let kernel = Kernel::new(ctx, &desc).context("the FMA-only kernel")?;
+    let sink = Buffer::<f32>::new(ctx, "sink", groups as usize * 256)?;
+    let timing = Timing { warmup: 5, iters: if cpu { 3 } else { 20 }, batch: 1 };
+    let push = [steps, 1.0f32.to_bits()];
+    let times = harness::time_gpu(ctx, &timing, |rec| rec.dispatch(&kernel, &[sink.binding()], &push, [groups, 1, 1]))?;
+    let flops = u64::from(groups) * 256 * u64::from(steps) * 8 * 2;
+    let row = BenchRow::new("peak f32 FMA", 0, 0, flops, &times, None);
+    let tflops = row.tflops;
+    report.bench_row(row);
+    Ok(tflops)
+}

@@ -1,0 +1,370 @@
+//! The SIMT kernels of 06_gemm: what a configuration is (variant, block tile, per-invocation
+//! tile, padding, subgroup strategy), which configurations a device can run, and how one is
+//! built into a pipeline and dispatched over an M×N×K problem.
+
+use anyhow::Result;
+use clap::ValueEnum;
+use serde::{Deserialize, Serialize};
+use vk_compute::{Binding, Context, Kernel, KernelDesc, Recorder, SubgroupOps};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Variant {
+    /// One output per invocation, operands from global memory.
+    Naive,
+    /// Shared-memory tiles, one output per invocation.
+    Shared,
+    /// A TM×TN register tile per invocation, double-buffered shared tiles, 4-vector loads.
+    Register,
+    /// `register` with the A fragments exchanged through subgroup operations.
+    Subgroup,
+}
+
+/// How the subgroup variant hands the A fragments of each k to its lanes (glsl/06_gemm/subgroup.comp).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, ValueEnum, Serialize, Deserialize)]
+pub enum Strategy {
+    /// Each lane reads one column of the step; `subgroupBroadcast` from its owner at each k.
+    #[value(name = "broadcast")]
+    #[serde(rename = "broadcast")]
+    Broadcast,
+    /// The same reads; round s takes lane (id XOR s)'s column with `subgroupShuffleXor`.
+    #[value(name = "shuffleXor")]
+    #[serde(rename = "shuffleXor")]
+    ShuffleXor,
+    /// At each k only the `subgroupElect`ed lane reads; `subgroupBroadcastFirst` to the rest.
+    #[value(name = "electFirst")]
+    #[serde(rename = "electFirst")]
+    ElectFirst,
+}
+
+/// The element type of A and B (products are accumulated in f32 either way).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Elem {
+    F32,
+    /// f16 inputs (VK_KHR_16bit_storage), f32 accumulation and output.
+    F16,
+}
+
+impl Elem {
+    pub fn bytes(self) -> u64 {
+        match self {
+            Elem::F32 => 4,
+            Elem::F16 => 2,
+        }
+    }
+}
+
+/// One kernel configuration. naive and shared use `bm` (= `bn`) as their square tile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Config {
+    pub variant: Variant,
+    /// The block of D one workgroup computes (BM×BN) and the K step (BK).
+    pub bm: u32,
+    pub bn: u32,
+    pub bk: u32,
+    /// The block of D one invocation holds in registers (TM×TN).
+    pub tm: u32,
+    pub tn: u32,
+    /// Floats of padding per row of the transposed A tile (bank conflicts).
+    pub pad: u32,
+    pub strategy: Option<Strategy>,
+}
+
+impl Config {
+    pub const fn square(variant: Variant, t: u32, pad: u32) -> Self {
+        Config { variant, bm: t, bn: t, bk: t, tm: 1, tn: 1, pad, strategy: None }
+    }
+
+    pub const fn tiled(variant: Variant, (bm, bn, bk): (u32, u32, u32), (tm, tn): (u32, u32), pad: u32) -> Self {
+        Config { variant, bm, bn, bk, tm, tn, pad, strategy: None }
+    }
+
+    pub const fn with(mut self, strategy: Strategy) -> Self {
+        self.strategy = Some(strategy);
+        self
+    }
+
+    pub fn workgroup_size(&self) -> u32 {
+        (self.bm / self.tm) * (self.bn / self.tn)
+    }
+
+    /// Shared memory one workgroup uses, in bytes.
+    pub fn shared_bytes(&self) -> u32 {
+        match self.variant {
+            Variant::Naive => 0,
+            Variant::Shared => 4 * (self.bm * (self.bm + self.pad) + self.bm * self.bm),
+            _ => 4 * 2 * self.bk * (self.bm + self.pad + self.bn),
+        }
+    }
+
+    /// `register 128x128x8 8x8 pad4` (+ ` shuffleXor`): the form `--config NAME` takes.
+    pub fn name(&self) -> String {
+        let variant = harness::value_name(self.variant);
+        let mut name = match self.variant {
+            Variant::Naive => format!("{variant} {}x{}", self.bm, self.bn),
+            Variant::Shared => format!("{variant} {}x{} pad{}", self.bm, self.bn, self.pad),
+            _ => format!("{variant} {}x{}x{} {}x{} pad{}", self.bm, self.bn, self.bk, self.tm, self.tn, self.pad),
+        };
+        if let Some(s) = self.strategy {
+            name += &format!(" {}", harness::value_name(s));
+        }
+        name
+    }
+
+    /// The inverse of [`Config::name`] for the tiled variants.
+    pub fn parse(text: &str) -> Option<Config> {
+        let words: Vec<&str> = text.split_whitespace().collect();
+        let variant = Variant::from_str(words.first()?, true).ok()?;
+        let nums = |w: &str| -> Option<Vec<u32>> { w.split('x').map(|p| p.parse().ok()).collect() };
+        let block = nums(words.get(1)?)?;
+        let thread = nums(words.get(2)?)?;
+        let pad = words.get(3)?.strip_prefix("pad")?.parse().ok()?;
+        let strategy = match words.get(4) {
+            Some(s) => Some(Strategy::from_str(s, false).ok()?),
+            None => None,
+        };
+        match (variant, block.as_slice(), thread.as_slice()) {
+            (Variant::Register | Variant::Subgroup, &[bm, bn, bk], &[tm, tn]) => {
+                Some(Config { variant, bm, bn, bk, tm, tn, pad, strategy })
+            }
+            _ => None,
+        }
+    }
+
+    /// Why this device cannot run the configuration, if it cannot. `subgroup`: the subgroup
+    /// size the pipeline will have.
+    pub fn unsupported(&self, ctx: &Context, elem: Elem, subgroup: Option<u32>) -> Option<String> {
+        let caps = ctx.caps();
+        if elem == Elem::F16 && !caps.storage_buffer_16bit {
+            return Some(format!("{} lacks storageBuffer16BitAccess (VK_KHR_16bit_storage)", caps.name));
+        }
+        let wg = self.workgroup_size();
+        if wg > caps.max_workgroup_invocations || wg > caps.max_workgroup_size[0] {
+            return Some(format!("{wg} invocations per workgroup are beyond {}'s limit", caps.name));
+        }
+        if self.shared_bytes() > caps.max_shared_memory_bytes {
+            return Some(format!(
+                "{} B of shared memory are beyond {}'s {} B",
+                self.shared_bytes(),
+                caps.name,
+                caps.max_shared_memory_bytes
+            ));
+        }
+        if matches!(self.variant, Variant::Naive | Variant::Shared) {
+            return None;
+        }
+        let tiled = self.bm.is_multiple_of(self.tm)
+            && self.bn.is_multiple_of(self.tn)
+            && self.tm.is_multiple_of(4)
+            && self.tn.is_multiple_of(4)
+            && self.bk.is_multiple_of(4)
+            && self.pad.is_multiple_of(4)
+            && (4..=32).contains(&self.bk);
+        if !tiled {
+            return Some(format!("{}: TM, TN, BK and the padding must be multiples of 4, BK at most 32", self.name()));
+        }
+        if self.variant == Variant::Subgroup {
+            let Some(s) = subgroup else {
+                return Some("the subgroup size may vary and cannot be required".into());
+            };
+            let needs = SubgroupOps::BASIC | SubgroupOps::BALLOT | SubgroupOps::SHUFFLE;
+            if let Some(reason) = ctx.subgroup_kernel_unsupported(needs, wg) {
+                return Some(reason);
+            }
+            if !(self.bn / self.tn).is_multiple_of(s) || !self.bk.is_power_of_two() || !s.is_power_of_two() {
+                return Some(format!(
+                    "{}: BN/TN = {} is no multiple of the subgroup size {s} (a subgroup must lie in one row of lanes)",
+                    self.name(),
+                    self.bn / self.tn
+                ));
+            }
+        }
+        None
+    }
+}
+
+/// The subgroup size a subgroup-variant pipeline gets, and whether it must be required: the
+/// device's fixed size, else the largest it can require; `None` if neither.
+pub fn subgroup_size(ctx: &Context) -> Option<(u32, bool)> {
+    if let Some(s) = ctx.fixed_subgroup_size() {
+        return Some((s, false));
+    }
+    ctx.caps().requirable_subgroup_sizes().last().map(|&s| (s, true))
+}
+
+/// An M×N×K problem.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    pub m: u32,
+    pub n: u32,
+    pub k: u32,
+}
+
+impl Shape {
+    pub fn label(&self) -> String {
+        format!("{}x{}x{}", self.m, self.n, self.k)
+    }
+
+    pub fn flops(&self) -> u64 {
+        2 * u64::from(self.m) * u64::from(self.n) * u64::from(self.k)
+    }
+}
+
+/// The push constants of every GEMM kernel (glsl/06_gemm/gemm_io.glsl).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct Push {
+    pub m: u32,
+    pub n: u32,
+    pub k: u32,
+    pub alpha: f32,
+    pub beta: f32,
+}
+
+/// Where `--inject-fault` strikes in a problem: the element of A read from its neighbour
+/// (row m, column k) and the output column n whose tile is dropped. The host plants values
+/// there so that either fault changes D[m][n].
+#[derive(Clone, Copy, Debug)]
+pub struct FaultSite {
+    pub m: u32,
+    pub n: u32,
+    pub k: u32,
+}
+
+impl FaultSite {
+    pub fn of(shape: Shape) -> Self {
+        FaultSite { m: (shape.m - 1) / 2, n: (shape.n - 1) / 2, k: (shape.k - 1) / 2 }
+    }
+
+    /// The flat index of A[m][k].
+    pub fn element(&self, shape: Shape) -> u64 {
+        u64::from(self.m) * u64::from(shape.k) + u64::from(self.k)
+    }
+}
+
+/// One configuration built for one element type: its pipeline.
+pub struct Gemm<'c> {
+    pub config: Config,
+    pub elem: Elem,
+    pub kernel: Kernel<'c>,
+}
+
+impl<'c> Gemm<'c> {
+    /// Build `config` for `elem`, or say why the device cannot. `fault`: the `--inject-fault`
+    /// defines for the problem the kernel will run (they depend on its shape).
+    pub fn new(
+        ctx: &'c Context,
+        config: Config,
+        elem: Elem,
+        fault: Option<(&harness::CommonArgs, Shape)>,
+    ) -> Result<Result<Self, String>> {
+        let subgroup = subgroup_size(ctx);
+        if let Some(reason) = config.unsupported(ctx, elem, subgroup.map(|(s, _)| s)) {
+            return Ok(Err(reason));
+        }
+        let (shader, tile_defines): (&str, Vec<(&str, u32)>) = match config.variant {
+            Variant::Naive => ("06_gemm/naive.comp", vec![("T", config.bm)]),
+            Variant::Shared => ("06_gemm/shared.comp", vec![("T", config.bm), ("PAD_A", config.pad)]),
+            Variant::Register | Variant::Subgroup => (
+                if config.variant == Variant::Register { "06_gemm/register.comp" } else { "06_gemm/subgroup.comp" },
+                vec![
+                    ("BM", config.bm),
+                    ("BN", config.bn),
+                    ("BK", config.bk),
+                    ("TM", config.tm),
+                    ("TN", config.tn),
+                    ("PAD_A", config.pad),
+                ],
+            ),
+        };
+        let mut defines = harness::numeric_defines(&tile_defines);
+        if elem == Elem::F16 {
+            defines.push(("INPUT_F16", "1".into()));
+        }
+        let mut required = None;
+        if config.variant == Variant::Subgroup {
+            if let Some((s, must_require)) = subgroup {
+                defines.push(("SUBGROUP_SIZE", s.to_string()));
+                required = must_require.then_some(s);
+            }
+        }
+        if let Some((common, shape)) = fault {
+            let site = FaultSite::of(shape);
+            let tile =
+                u64::from(site.m / config.bm) * u64::from(shape.n.div_ceil(config.bn)) + u64::from(site.n / config.bn);
+            defines.extend(common.fault_defines(site.element(shape), tile));
+        }
+        let desc = KernelDesc {
+            shader,
+            defines,
+            buffers: 4,
+            push_constant_bytes: std::mem::size_of::<Push>() as u32,
+            workgroup_size: config.workgroup_size(),
+            constants: config.strategy.map(|s| vec![s as u32]).unwrap_or_default(),
+            subgroup_size: required,
+        };
+        Ok(Ok(Gemm { config, elem, kernel: Kernel::new(ctx, &desc)? }))
+    }
+
+    /// Record D = α·A·B + β·C_in over `shape`: one dispatch, one workgroup per BM×BN block.
+    pub fn record<'r>(
+        &'r self,
+        rec: &mut Recorder<'_, 'r>,
+        io: [Binding<'r>; 4],
+        shape: Shape,
+        alpha: f32,
+        beta: f32,
+    ) -> Result<()> {
+        let groups = [shape.n.div_ceil(self.config.bn), shape.m.div_ceil(self.config.bm), 1];
+        let push = Push { m: shape.m, n: shape.n, k: shape.k, alpha, beta };
+        rec.dispatch(&self.kernel, &io, &push, groups)
+    }
+}
+
+/// The configurations `--tune` times (tile shapes × padding × strategy × workgroup size of
+/// 256 or 512), and the order defaults are picked in: the first the device can run wins.
+pub fn grid(variant: Variant) -> Vec<Config> {
+    use Variant::{Register as R, Subgroup as S};
+    match variant {
+        Variant::Naive => vec![Config::square(Variant::Naive, 16, 0)],
+        Variant::Shared => vec![Config::square(Variant::Shared, 16, 1), Config::square(Variant::Shared, 16, 0)],
+        Variant::Register => vec![
+            Config::tiled(R, (128, 128, 8), (8, 8), 4),
+            Config::tiled(R, (128, 128, 8), (8, 8), 0),
+            Config::tiled(R, (128, 128, 16), (8, 8), 4),
+            Config::tiled(R, (128, 256, 8), (8, 8), 4),
+            Config::tiled(R, (256, 128, 8), (8, 8), 4),
+            Config::tiled(R, (128, 128, 8), (8, 4), 4),
+            Config::tiled(R, (64, 128, 8), (8, 4), 4),
+            Config::tiled(R, (64, 64, 16), (4, 4), 4),
+            Config::tiled(R, (64, 64, 8), (4, 4), 4),
+        ],
+        Variant::Subgroup => {
+            let tiles = [
+                ((64, 128, 8), (8, 4)),
+                ((128, 128, 8), (8, 4)),
+                ((64, 256, 8), (8, 8)),
+                ((128, 256, 8), (8, 8)),
+                ((64, 128, 16), (8, 4)),
+                ((32, 256, 16), (4, 4)),
+                ((16, 512, 8), (4, 4)),
+            ];
+            tiles
+                .iter()
+                .flat_map(|&(block, thread)| {
+                    Strategy::value_variants().iter().map(move |&s| Config::tiled(S, block, thread, 4).with(s))
+                })
+                .collect()
+        }
+    }
+}
+
+/// The first configuration of `variant` (with `strategy`, if given) the device can run.
+pub fn default_config(ctx: &Context, variant: Variant, elem: Elem, strategy: Option<Strategy>) -> Option<Config> {
+    let subgroup = subgroup_size(ctx).map(|(s, _)| s);
+    grid(variant)
+        .into_iter()
+        .filter(|c| strategy.is_none() || c.strategy == strategy)
+        .find(|c| c.unsupported(ctx, elem, subgroup).is_none())
+}

@@ -1,0 +1,311 @@
+//! The autotuner and its tables: `--tune` times a grid of configurations (tile shapes ×
+//! padding × subgroup strategy × workgroup size, [`simt::grid`]) on one problem per size
+//! class, keeps the fastest per class, type and variant, and saves them keyed by device and
+//! driver. Later runs take the configuration of a problem's class from, in order: `--config
+//! FILE`, the per-user cache, the table committed for the reference GPU (compiled in), else
+//! the first configuration of the grid the device can run.
+
+use crate::check::{self, Kind};
+use crate::simt::{self, Config, Elem, Gemm, Shape, Variant};
+use anyhow::{Context as _, Result};
+use harness::{out, Report, Timing};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use vk_compute::Context;
+
+/// The table committed for the reference GPU (see `--tune-out`).
+const COMMITTED: &str = include_str!("../tuned/nvidia.json");
+
+/// Problems are tuned by class: their best configurations differ.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Class {
+    /// M, N and K all large.
+    Square,
+    /// K below 1024: few steps along K per block, so fewer, larger blocks are no help.
+    ShortK,
+    /// M or N below 256: too few blocks of the large tiles to fill the device.
+    Skinny,
+}
+
+impl Class {
+    pub fn of(shape: Shape) -> Class {
+        if shape.m.min(shape.n) < 256 {
+            Class::Skinny
+        } else if shape.k < 1024 {
+            Class::ShortK
+        } else {
+            Class::Square
+        }
+    }
+
+    /// The problem a class is tuned on: the bench's shape of that class (small on a CPU device).
+    fn tuning_shape(self, cpu: bool) -> Shape {
+        let s = |m, n, k| Shape { m, n, k };
+        match (self, cpu) {
+            (Class::Square, false) => s(4096, 4096, 4096),
+            (Class::ShortK, false) => s(4096, 4096, 256),
+            (Class::Skinny, false) => s(8192, 64, 8192),
+            (Class::Square, true) => s(256, 256, 256),
+            (Class::ShortK, true) => s(256, 256, 64),
+            (Class::Skinny, true) => s(256, 16, 256),
+        }
+    }
+}
+
+/// The fastest configuration of one type, class and variant.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Best {
+    pub elem: Elem,
+    pub class: Class,
+    pub variant: Variant,
+    pub config: String,
+    pub tflops: f64,
+}
+
+/// One point of the tuning grid: its TFLOP/s, or why it did not run.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Point {
+    pub elem: Elem,
+    pub class: Class,
+    pub shape: String,
+    pub config: String,
+    pub tflops: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// The tuning of one device and driver.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Table {
+    pub device: String,
+    pub driver: String,
+    pub best: Vec<Best>,
+    #[serde(default)]
+    pub grid: Vec<Point>,
+}
+
+/// A file of tables (the cache, `--tune-out`, the committed table).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct TableFile {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub comment: Option<String>,
+    #[serde(default)]
+    pub tables: Vec<Table>,
+}
+
+fn device_key(ctx: &Context) -> (String, String) {
+    let caps = ctx.caps();
+    (caps.name.clone(), format!("{} {}", caps.driver_name, caps.driver_info))
+}
+
+impl TableFile {
+    fn read(path: &Path) -> Result<TableFile> {
+        let text = std::fs::read_to_string(path).with_context(|| format!("read {}", path.display()))?;
+        serde_json::from_str(&text).with_context(|| format!("parse {}", path.display()))
+    }
+
+    /// The table of this device and driver; a note for a table of another driver.
+    fn find(&self, ctx: &Context, source: &str) -> Option<Table> {
+        let (device, driver) = device_key(ctx);
+        if let Some(t) = self.tables.iter().find(|t| t.device == device && t.driver == driver) {
+            return Some(t.clone());
+        }
+        for t in self.tables.iter().filter(|t| t.device == device) {
+            out(format!("note: {source} was tuned with driver {}, not {driver}: ignored", t.driver));
+        }
+        None
+    }
+
+    /// Put `table` in the file at `path`, replacing the one of the same device and driver.
+    fn merge_into(path: &Path, table: &Table) -> Result<()> {
+        let mut file = if path.is_file() { TableFile::read(path)? } else { TableFile::default() };
+        file.tables.retain(|t| !(t.device == table.device && t.driver == table.driver));
+        file.tables.push(table.clone());
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).with_context(|| format!("create {}", dir.display()))?;
+        }
+        let text = serde_json::to_string_pretty(&file)? + "\n";
+        std::fs::write(path, text).with_context(|| format!("write {}", path.display()))
+    }
+}
+
+/// The per-user cache: `$XDG_CACHE_HOME/subgroup-suite/gemm-tune.json`, else under `~/.cache`.
+pub fn cache_path() -> Option<PathBuf> {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+    Some(base.join("subgroup-suite").join("gemm-tune.json"))
+}
+
+/// The configurations this run uses: a table (if any matched) and one pinned by `--config NAME`.
+pub struct Choice {
+    pub table: Option<Table>,
+    pub source: String,
+    pub pinned: Option<Config>,
+}
+
+impl Choice {
+    /// `--config FILE|NAME`, else the cache, else the committed table.
+    pub fn load(ctx: &Context, config: Option<&str>) -> Result<Choice> {
+        let mut choice = Choice { table: None, source: "built-in defaults".into(), pinned: None };
+        if let Some(arg) = config {
+            if Path::new(arg).is_file() {
+                choice.table = TableFile::read(Path::new(arg))?.find(ctx, arg);
+                choice.source = arg.to_string();
+                if choice.table.is_none() {
+                    out(format!("note: {arg} holds no table for this device and driver: built-in defaults"));
+                }
+                return Ok(choice);
+            }
+            let pinned = Config::parse(arg).ok_or_else(|| {
+                vk_compute::SetupError(format!(
+                    "--config {arg}: neither a file nor a configuration like `register 128x128x8 8x8 pad4` or `subgroup 64x128x8 8x4 pad4 shuffleXor`"
+                ))
+            })?;
+            choice.pinned = Some(pinned);
+        }
+        if let Some(path) = cache_path().filter(|p| p.is_file()) {
+            let shown = path.display().to_string();
+            match TableFile::read(&path) {
+                Ok(file) => choice.table = file.find(ctx, &shown),
+                Err(e) => out(format!("note: {shown} ignored: {e:#}")),
+            }
+            if choice.table.is_some() {
+                choice.source = shown;
+            }
+        }
+        if choice.table.is_none() {
+            let committed: TableFile = serde_json::from_str(COMMITTED).context("parse the committed tuned table")?;
+            choice.table = committed.find(ctx, "samples/06_gemm/tuned/nvidia.json");
+            if choice.table.is_some() {
+                choice.source = "samples/06_gemm/tuned/nvidia.json (committed)".into();
+            }
+        }
+        Ok(choice)
+    }
+
+    /// The configuration of `variant` for `shape` and `elem`: pinned, tuned, or the default.
+    pub fn config(&self, ctx: &Context, variant: Variant, elem: Elem, shape: Shape) -> Option<Config> {
+        if let Some(p) = self.pinned.filter(|p| p.variant == variant) {
+            return Some(p);
+        }
+        let class = Class::of(shape);
+        let tuned = self
+            .table
+            .as_ref()
+            .and_then(|t| t.best.iter().find(|b| b.elem == elem && b.class == class && b.variant == variant));
+        tuned.and_then(|b| Config::parse(&b.config)).or_else(|| simt::default_config(ctx, variant, elem, None))
+    }
+}
+
+/// Run the tuner for `elems`, save the table in the cache (and at `out_path`), return it.
+pub fn tune(ctx: &Context, seed: u64, elems: &[Elem], out_path: Option<&Path>, report: &mut Report) -> Result<Table> {
+    let cpu = ctx.caps().is_cpu();
+    let configs: Vec<Config> = [Variant::Register, Variant::Subgroup].iter().flat_map(|&v| simt::grid(v)).collect();
+    let classes = [Class::Square, Class::ShortK, Class::Skinny];
+    let (device, driver) = device_key(ctx);
+    let mut table = Table { device, driver, best: Vec::new(), grid: Vec::new() };
+    let timing = Timing { warmup: 2, iters: if cpu { 2 } else { 10 }, batch: 1 };
+    let total = elems.len() * classes.len() * configs.len();
+    let mut done = 0;
+    for &elem in elems {
+        // Build and check each configuration once per type.
+        let mut built = Vec::new();
+        for &config in &configs {
+            match Gemm::new(ctx, config, elem, None)? {
+                Err(why) => {
+                    for &class in &classes {
+                        let shape = class.tuning_shape(cpu).label();
+                        table.grid.push(Point {
+                            elem,
+                            class,
+                            shape,
+                            config: config.name(),
+                            tflops: None,
+                            note: Some(why.clone()),
+                        });
+                    }
+                }
+                Ok(gemm) => {
+                    let c = &gemm.config;
+                    let label = format!("tune {} {}", c.name(), harness::value_name(elem));
+                    let label = format!("{label} [{} invocations, {} B shared]", c.workgroup_size(), c.shared_bytes());
+                    report.pipeline_stats(&label, [&gemm.kernel])?;
+                    if tuning_check(ctx, &gemm, seed, report)? {
+                        built.push(gemm);
+                    }
+                }
+            }
+        }
+        for &class in &classes {
+            let shape = class.tuning_shape(cpu);
+            let x = check::inputs(shape, elem, Kind::Real, seed, 1.0, 0.0);
+            let io = crate::Io::upload(ctx, elem, &x, shape)?;
+            for gemm in &built {
+                done += 1;
+                let times = harness::time_gpu(ctx, &timing, |rec| gemm.record(rec, io.bindings(), shape, 1.0, 0.0))?;
+                let tflops = shape.flops() as f64 / times.median_ns() / 1e3;
+                out(format!(
+                    "tune [{done}/{total}] {} {class:?} {}: {} {tflops:.2} TFLOP/s",
+                    harness::value_name(elem),
+                    shape.label(),
+                    gemm.config.name()
+                ));
+                let point = Point {
+                    elem,
+                    class,
+                    shape: shape.label(),
+                    config: gemm.config.name(),
+                    tflops: Some(tflops),
+                    note: None,
+                };
+                table.grid.push(point);
+                let variant = gemm.config.variant;
+                let slot = table.best.iter_mut().find(|b| b.elem == elem && b.class == class && b.variant == variant);
+                match slot {
+                    Some(b) if b.tflops >= tflops => {}
+                    Some(b) => *b = Best { elem, class, variant, config: gemm.config.name(), tflops },
+                    None => table.best.push(Best { elem, class, variant, config: gemm.config.name(), tflops }),
+                }
+            }
+            done += configs.len() - built.len();
+        }
+    }
+    for b in &table.best {
+        out(format!(
+            "tuned: {} {:?} {}: {} ({:.2} TFLOP/s)",
+            harness::value_name(b.elem),
+            b.class,
+            harness::value_name(b.variant),
+            b.config,
+            b.tflops
+        ));
+    }
+    let paths: Vec<PathBuf> = cache_path().into_iter().chain(out_path.map(Path::to_path_buf)).collect();
+    for path in paths {
+        TableFile::merge_into(&path, &table)?;
+        out(format!("tuned table saved to {}", path.display()));
+    }
+    Ok(table)
+}
+
+/// Check a configuration before timing it: exact small integers at two small shapes (an
+/// aligned one, whose 4-vector paths it takes, and an odd one). A failure is recorded in the
+/// report and the configuration left out of the tuning.
+fn tuning_check(ctx: &Context, gemm: &Gemm, seed: u64, report: &mut Report) -> Result<bool> {
+    for shape in [Shape { m: 136, n: 264, k: 40 }, Shape { m: 67, n: 45, k: 37 }] {
+        let x = check::inputs(shape, gemm.elem, Kind::Exact, seed, 2.0, -1.0);
+        let mut io = crate::Io::upload(ctx, gemm.elem, &x, shape)?;
+        let got = io.checked_run(ctx, gemm, shape, 2.0, -1.0)?;
+        let sample = check::Sample::of(shape, seed);
+        let result = check::compare(shape, Kind::Exact, &got, &check::reference(shape, &x, &sample));
+        if !result.passed() {
+            let label = format!("tune {} {} {}", gemm.config.name(), harness::value_name(gemm.elem), shape.label());
+            report.check(&label, None, &result);
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
