@@ -1,5 +1,5 @@
 //! `cargo xtask bench [--quick] [--out FILE] [--bin-dir DIR] [--peers FILE | --peers-run SCRIPT]
-//! [--resume RECORD] [--only SAMPLE,... [--merge RECORD]]`: every sample's `--bench --json` run
+//! [--resume RECORD] [--only SAMPLE,... [--merge RECORD]] [--iters N]`: every sample's `--bench --json` run
 //! gathered into one JSON document, the record of a measurement:
 //!
 //! ```text
@@ -77,6 +77,8 @@ struct Options {
     resume: Option<PathBuf>,
     only: Vec<String>,
     merge: Option<PathBuf>,
+    /// Timed runs per measurement, passed to every sample (its default otherwise).
+    iters: Option<String>,
 }
 
 impl Options {
@@ -100,6 +102,10 @@ impl Options {
                 "--peers-run" => value(&mut options.peers_run)?,
                 "--resume" => value(&mut options.resume)?,
                 "--merge" => value(&mut options.merge)?,
+                "--iters" => match args.next() {
+                    Some(n) if n.parse::<u32>().is_ok_and(|n| n >= 1) => options.iters = Some(n.clone()),
+                    _ => return Err(Error::usage("bench: --iters needs a count of 1 or more")),
+                },
                 "--only" => match args.next() {
                     Some(list) => options.only.extend(list.split(',').filter(|s| !s.is_empty()).map(String::from)),
                     None => return Err(Error::usage("bench: --only needs a value")),
@@ -112,6 +118,9 @@ impl Options {
         }
         if options.merge.is_some() && options.only.is_empty() {
             return Err(Error::usage("bench: --merge needs --only SAMPLE,..."));
+        }
+        if options.quick && options.iters.is_some() {
+            return Err(Error::usage("bench: --quick sets its own --iters"));
         }
         if options.merge.is_some() && options.resume.is_some() {
             return Err(Error::usage("bench: give --merge or --resume, not both"));
@@ -263,6 +272,9 @@ pub fn run(root: &Path, args: &[String]) -> Result {
             args.insert(0, "--bench");
             if options.quick {
                 args.extend(if name.starts_with("06_") { QUICK_GEMM_ARGS } else { QUICK_ARGS });
+            }
+            if let Some(iters) = &options.iters {
+                args.extend(["--iters", iters.as_str()]);
             }
         }
         progress.start(name);
@@ -672,7 +684,10 @@ mod tests {
         assert_eq!(resume.resume.as_deref(), Some(Path::new("r.json")));
         assert!(Options::parse(&args(&["--out"])).is_err());
         assert!(Options::parse(&args(&["--out", "a", "--out", "b"])).is_err());
-        assert!(Options::parse(&args(&["--iters", "5"])).is_err());
+        assert_eq!(Options::parse(&args(&["--iters", "20"])).unwrap().iters.as_deref(), Some("20"));
+        assert!(Options::parse(&args(&["--iters", "0"])).is_err());
+        assert!(Options::parse(&args(&["--quick", "--iters", "20"])).is_err(), "--quick sets its own");
+        assert!(Options::parse(&args(&["--frobnicate"])).is_err());
     }
 
     fn info() -> RunInfo {

@@ -55,16 +55,20 @@ commands:
   test [--quick]                      fmt, docs, clippy, unit tests, then every sample with
                                       --validate --json (on lavapipe also at subgroup sizes 4 and
                                       16) and the fault-injection runs (--quick skips the samples)
-  bench [--quick] [--out FILE] [--bin-dir DIR] [--peers FILE] [--resume RECORD]
+  bench [--quick] [--out FILE] [--bin-dir DIR] [--peers FILE | --peers-run SCRIPT]
+        [--resume RECORD] [--only SAMPLE,... [--merge RECORD]] [--iters N]
                                       build, run 00_properties --json and every sample that has a
                                       bench mode with --bench --json, gather the documents into one
-                                      JSON document in FILE (default: stdout).
-                                      --quick: each with --iters 5 --size 1048576;
+                                      JSON record in FILE (default: stdout), with a progress bar.
+                                      --quick: each with --iters 5 at one mid-sized input;
                                       --bin-dir: the prebuilt binaries in DIR, no build;
-                                      --peers: embed that JSON file (peers.py --json);
+                                      --peers-run: run the peers script (xtask/peers/peers.py)
+                                      first and embed its rows; --peers: embed that JSON file;
                                       --out is rewritten after each sample, and --resume
                                       RECORD runs only the samples that record of the same
-                                      build lacks or that did not succeed there
+                                      build lacks or that did not succeed there;
+                                      --only: those samples only; with --merge RECORD they are
+                                      measured again into RECORD; --iters: timed runs each
   report [--check] [RECORD.json...]   write each record's device page, fragments and charts
                                       (default: every docs/src/results/*.json); --check
                                       writes nothing and fails when they are stale
