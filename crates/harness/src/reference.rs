@@ -449,8 +449,9 @@ pub enum Spread {
     Hot,
 }
 
-/// `n` histogram keys in `0..bins`, spread as `spread`. Keys `planted` and `planted + 1` are 0
-/// and `bins - 1`, so that a read shifted by one moves a count between two bins (bins > 1).
+/// `n` histogram keys in `0..bins`, spread as `spread`, but for the [`OUT_OF_RANGE_KEYS`] that
+/// no bin holds (they must count nowhere) at the first, middle and last element (n ≥ 3). Keys `planted` and `planted + 1` are 0 and `bins - 1`, so that a read shifted by one
+/// moves a count between two bins (bins > 1).
 pub fn histogram_keys(spread: Spread, bins: u32, n: usize, seed: u64, planted: usize) -> Vec<u32> {
     use rand::Rng;
     let mut r = random::rng(seed, 11);
@@ -474,6 +475,11 @@ pub fn histogram_keys(spread: Spread, bins: u32, n: usize, seed: u64, planted: u
                 .collect()
         }
     };
+    if n >= 3 {
+        for (at, key) in [0, n / 2, n - 1].into_iter().zip(OUT_OF_RANGE_KEYS) {
+            keys[at] = key(bins);
+        }
+    }
     if n > planted + 1 && planted > 0 {
         keys[planted] = 0;
         keys[planted + 1] = bins - 1;
@@ -481,11 +487,17 @@ pub fn histogram_keys(spread: Spread, bins: u32, n: usize, seed: u64, planted: u
     keys
 }
 
-/// The histogram of `keys` over `bins` bins.
+/// The keys outside `0..bins` that [`histogram_keys`] mixes in: the first past the last bin,
+/// one far past it, and the largest u32 (what the histogram shader uses for "no key").
+pub const OUT_OF_RANGE_KEYS: [fn(u32) -> u32; 3] = [|bins| bins, |bins| bins.saturating_mul(1000), |_| u32::MAX];
+
+/// The histogram of `keys` over `bins` bins; keys outside `0..bins` count nowhere.
 pub fn histogram(keys: &[u32], bins: u32) -> Vec<u32> {
     let mut counts = vec![0u32; bins as usize];
     for &k in keys {
-        counts[k as usize] += 1;
+        if let Some(count) = counts.get_mut(k as usize) {
+            *count += 1;
+        }
     }
     counts
 }
@@ -645,8 +657,10 @@ mod tests {
         for spread in [Spread::Uniform, Spread::Skewed, Spread::Hot] {
             for bins in [1, 16, 4096] {
                 let keys = histogram_keys(spread, bins, 10_000, 3, PLANTED);
-                assert!(keys.iter().all(|&k| k < bins));
-                assert_eq!(histogram(&keys, bins).iter().sum::<u32>(), 10_000);
+                let outside = keys.iter().filter(|&&k| k >= bins).count();
+                assert_eq!(outside, OUT_OF_RANGE_KEYS.len(), "{spread:?} {bins}");
+                assert!(keys.contains(&u32::MAX) && keys.contains(&bins));
+                assert_eq!(histogram(&keys, bins).iter().sum::<u32>() as usize, 10_000 - outside);
             }
         }
         let hot = histogram(&histogram_keys(Spread::Hot, 256, 100_000, 3, PLANTED), 256);
