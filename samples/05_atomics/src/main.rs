@@ -337,7 +337,8 @@ impl<'c> Runner<'c> {
         let leader = Leader::pick(ctx);
         let needs = variant.needs(workload, leader);
         if let Some(reason) = ctx.subgroup_kernel_unsupported(needs, WORKGROUP) {
-            let either = if leader.needs() & needs != 0 { " (Shuffle or else Arithmetic would do)" } else { "" };
+            let leader_missing = (needs & leader.needs()) != 0 && !ctx.subgroup_ops().has(leader.needs());
+            let either = if leader_missing { " (Shuffle or else Arithmetic would do)" } else { "" };
             return Ok(Err(format!("{reason}{either}")));
         }
         let variant_define = format!("VARIANT_{}", harness::value_name(variant).to_uppercase().replace('-', "_"));
