@@ -185,6 +185,16 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
         sizes.retain(|&n| n == 1 << 20 || Some(n) == largest);
     }
     for workload in or_all(&args.workload, Workload::value_variants()) {
+        if workload == Workload::Histogram {
+            // The match loop needs no reconvergence guarantee (its subgroup operations run in
+            // uniform control flow); where the device offers one, the shader asks for it anyway.
+            let reconvergence = match (ctx.maximal_reconvergence(), ctx.caps().maximal_reconvergence) {
+                (true, _) => "enabled: main is [[maximally_reconverges]]",
+                (false, true) => "offered, not enabled (the validation layer is older than the headers)",
+                (false, false) => "not offered by the device",
+            };
+            out(format!("histogram: VK_KHR_shader_maximal_reconvergence {reconvergence}"));
+        }
         let variants: Vec<Variant> =
             or_all(&args.variant, Variant::value_variants()).into_iter().filter(|v| v.applies(workload)).collect();
         let mut runners = Vec::new();
