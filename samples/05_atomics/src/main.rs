@@ -7,15 +7,16 @@
 //!    `workgroup`: places from a shared-memory counter, one device atomic per workgroup.
 //! 2. **histogram** of u32 keys into 1–4096 bins, keys spread uniformly, Zipf-like, or 90 % in
 //!    one bin, each workgroup walking chunks of keys in a grid-stride loop over a capped grid.
-//!    `naive`: one device `atomicAdd` per key; `subgroup`: `subgroupAllEqual`, else a
-//!    `subgroupBroadcastFirst` + `subgroupBallot` match loop that adds equal keys together and
-//!    stops at the first round that matches one lane alone; `partition-nv`: one add per
+//!    `naive`: one device `atomicAdd` per key; `subgroup`: `subgroupAllEqual`, else a match
+//!    loop that adds equal keys together and stops at the first round that matches one lane
+//!    alone (each round's leader from a ballot and `subgroupShuffle`, in uniform control flow); `partition-nv`: one add per
 //!    distinct key from `subgroupPartitionNV`; `shared`: a private histogram in shared memory
 //!    per workgroup, flushed once; `shared-subgroup`: the match loop in front of it;
 //!    `shared-leader`: one round of it, for the first lane's key.
 //!
 //! Every run checks the result exactly: the counter, each kept index in exactly one slot and
-//! poison after them; every bin. `--count-atomics` reports the atomics each variant issued.
+//! poison after them; every bin (keys outside the bins count nowhere). `--count-atomics`
+//! reports the atomics each variant issued.
 //! Run: `cargo run --release --bin 05_atomics [-- --bench] [--workload histogram --bins 256
 //! --spread hot --variant naive,shared-subgroup --size 1000003]`
 
