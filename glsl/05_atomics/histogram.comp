@@ -5,10 +5,12 @@
 // variant (host define) sets where the adds go and how many atomics they take:
 //   VARIANT_NAIVE:            one atomicAdd on the bin in device memory per key;
 //   VARIANT_SUBGROUP:         subgroupAllEqual: one atomicAdd when every lane has the same key;
-//                             else rounds that take the key of the first lane still waiting and
-//                             ballot the lanes that match, one atomicAdd per round, until a
-//                             round matches that lane alone: then every lane still waiting adds
-//                             its own key (at most one round more than naive on distinct keys);
+//                             else rounds that take the key of the first lane still waiting
+//                             (ballot, subgroupBallotFindLSB, subgroupShuffle; with LEADER_BY_MIN
+//                             the smallest waiting key, subgroupMin) and ballot the lanes that
+//                             match, one atomicAdd per round, until a round matches that lane
+//                             alone: then every lane still waiting adds its own key (at most
+//                             one round more than naive on distinct keys);
 //   VARIANT_PARTITION_NV:     one atomicAdd per distinct key of the subgroup, the matching
 //                             lanes from subgroupPartitionNV;
 //   VARIANT_SHARED:           a private histogram in shared memory, zeroed once per workgroup,
@@ -17,15 +19,43 @@
 //   VARIANT_SHARED_SUBGROUP:  the subgroup rounds in front of the shared histogram;
 //   VARIANT_SHARED_LEADER:    one round of them in front of the shared histogram: the lanes that
 //                             hold the first lane's key add together, the others one by one.
-// COUNT_ATOMICS counts the atomics issued (device and shared) into the control words.
-// Needs: VARIANT_SUBGROUP and VARIANT_SHARED_SUBGROUP subgroup basic, vote and ballot;
-// VARIANT_SHARED_LEADER subgroup basic and ballot;
-// VARIANT_PARTITION_NV subgroup basic, ballot and partitioned (NV).
+// Keys outside 0..BINS count nowhere (the CPU reference skips them too). COUNT_ATOMICS counts
+// the atomics issued (device and shared) into the control words. MAXIMAL_RECONVERGENCE marks
+// main [[maximally_reconverges]] (the host sets it where the device enabled
+// VK_KHR_shader_maximal_reconvergence); the subgroup operations here are all in uniform control
+// flow, so they do not need it. SPLIT_LANES and LEADER_IN_BRANCH are for tests (see below).
+// Needs: VARIANT_SUBGROUP and VARIANT_SHARED_SUBGROUP subgroup basic, vote, ballot and shuffle
+// (with LEADER_BY_MIN arithmetic instead of shuffle); VARIANT_SHARED_LEADER subgroup basic and
+// ballot; VARIANT_PARTITION_NV subgroup basic, ballot and partitioned (NV).
 #version 450
 #extension GL_KHR_shader_subgroup_ballot : enable
 #extension GL_KHR_shader_subgroup_vote : enable
 #if VARIANT_PARTITION_NV
 #extension GL_NV_shader_subgroup_partitioned : require
+#endif
+#if LEADER_BY_MIN
+#extension GL_KHR_shader_subgroup_arithmetic : enable
+#elif VARIANT_SUBGROUP || VARIANT_SHARED_SUBGROUP
+#extension GL_KHR_shader_subgroup_shuffle : enable
+#endif
+#if MAXIMAL_RECONVERGENCE
+#extension GL_EXT_maximal_reconvergence : require
+#define MAIN_ATTRIBUTES [[maximally_reconverges]]
+#else
+#define MAIN_ATTRIBUTES
+#endif
+// Tests only. SPLIT_LANES models an implementation that runs the lanes of a divergent branch
+// in two groups, one after the other, as Vulkan allows without maximal reconvergence: main
+// adds each vector's keys inside a branch split by lane parity, so that each half runs the
+// match loop on its own (entered in divergent control flow). LEADER_IN_BRANCH picks the
+// match loop's leader with subgroupBroadcastFirst inside `if (waiting)`, a subgroup operation
+// in divergent control flow; under SPLIT_LANES that branch's lanes run in two groups too (the
+// lower and the upper half of the subgroup), each taking its own leader.
+#ifndef SPLIT_LANES
+#define SPLIT_LANES 0
+#endif
+#ifndef LEADER_IN_BRANCH
+#define LEADER_IN_BRANCH 0
 #endif
 #include "grid.glsl"
 #include "fault.glsl"
@@ -43,7 +73,7 @@ layout(push_constant) uniform Push { uint n; };
 #include "count_atomics.glsl"
 
 const uint CHUNK = WORKGROUP_SIZE * 4 * ITEMS;  // keys per chunk, one turn of a workgroup's loop
-const uint NO_KEY = 0xFFFFFFFFu;                // a lane with no key (past n), never a bin
+const uint NO_KEY = 0xFFFFFFFFu;                // a lane with no key (past n, or out of range)
 #define PRIVATE_BINS (VARIANT_SHARED || VARIANT_SHARED_SUBGROUP || VARIANT_SHARED_LEADER)
 #define PER_SUBGROUP (VARIANT_SUBGROUP || VARIANT_SHARED_SUBGROUP)
 
@@ -65,8 +95,8 @@ void bin_add(uint bin, uint count) {
 }
 
 // ANCHOR: match
-// Add one to bin `key` for every lane where it is not NO_KEY. Every lane of the subgroup must
-// call it (subgroup operations).
+// Add one to bin `key` for every lane where it is not NO_KEY. Call it in uniform control flow:
+// its subgroup operations count the lanes that run them together as the subgroup.
 void add_key(uint key) {
 #if VARIANT_NAIVE || VARIANT_SHARED
     if (key != NO_KEY) {
@@ -109,21 +139,44 @@ void add_key(uint key) {
     // a lone key leads a round before it does (then its lanes add one by one).
     // Each lane's add is made once, after the rounds, so that distinct keys still go out in one
     // instruction for the whole subgroup, as in naive (chapter 05 measures the difference).
+    // Every subgroup operation of a round runs in uniform control flow, in every lane: the
+    // lanes that are done still take part, they just hold no key. Picked inside `if (waiting)`
+    // instead, the leader's key would be shared only by the lanes that the implementation runs
+    // together in that branch, which need not be all the waiting lanes.
     bool waiting = key != NO_KEY;
     uint count = 0;
     uint retired;
     do {
-        uint first_key = NO_KEY;
+        uint offered = waiting ? key : NO_KEY;
+#if LEADER_IN_BRANCH
+        uint leader_key = NO_KEY;
         if (waiting) {
-            first_key = subgroupBroadcastFirst(key);  // of the first lane still waiting
+#if SPLIT_LANES
+            if (gl_SubgroupInvocationID < gl_SubgroupSize / 2) {
+                leader_key = subgroupBroadcastFirst(key);
+            } else {
+                leader_key = subgroupBroadcastFirst(key);
+            }
+#else
+            leader_key = subgroupBroadcastFirst(key);  // of the first lane still waiting
+#endif
         }
-        bool match = waiting && key == first_key;
+#elif LEADER_BY_MIN
+        uint leader_key = subgroupMin(offered);  // the smallest key still waiting
+#else
+        // The first lane still waiting, and its key. With no lane waiting any lane will do:
+        // nothing matches NO_KEY.
+        uint leader = subgroupBallotFindLSB(subgroupBallot(waiting)) & (gl_SubgroupSize - 1);
+        uint leader_key = subgroupShuffle(offered, leader);
+#endif
+        bool match = waiting && key == leader_key;
         // Every lane takes part in the ballot, so its bit count is the same in every lane.
         uvec4 same = subgroupBallot(match);
         retired = subgroupBallotBitCount(same);
         if (match) {
             waiting = false;
-            if (subgroupBallotFindLSB(same) == gl_SubgroupInvocationID) {  // from the ballot, as above
+            // The lowest matching lane adds them all; it comes from the ballot, as above.
+            if (subgroupBallotFindLSB(same) == gl_SubgroupInvocationID) {
                 count = retired;
             }
         }
@@ -140,8 +193,16 @@ void add_key(uint key) {
 }
 // ANCHOR_END: match
 
+// add_key for each of the four keys of a vector.
+void add_keys(uvec4 keys) {
+    add_key(keys.x);
+    add_key(keys.y);
+    add_key(keys.z);
+    add_key(keys.w);
+}
+
 // ANCHOR: main
-void main() {
+void main() MAIN_ATTRIBUTES {
     uint workgroup = flat_workgroup_id();
     uint grid = gl_NumWorkGroups.x * gl_NumWorkGroups.y;  // workgroups in the dispatch
     uint chunks = (n + CHUNK - 1) / CHUNK;
@@ -176,10 +237,17 @@ void main() {
             if (dropped) {
                 keys = uvec4(NO_KEY);
             }
-            add_key(keys.x);
-            add_key(keys.y);
-            add_key(keys.z);
-            add_key(keys.w);
+            // Keys outside 0..BINS are no key: they index no bin.
+            keys = mix(uvec4(NO_KEY), keys, lessThan(keys, uvec4(BINS)));
+#if SPLIT_LANES
+            if ((gl_SubgroupInvocationID & 1u) == 0u) {
+                add_keys(keys);
+            } else {
+                add_keys(keys);
+            }
+#else
+            add_keys(keys);
+#endif
         }
     }
 #if PRIVATE_BINS

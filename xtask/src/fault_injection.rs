@@ -28,6 +28,8 @@ struct FaultTest {
 const FAULT_TESTS: &[FaultTest] = &[
     // A dropped workgroup changes every operation's result (the planted value decides min, max,
     // and, or); an element read from its neighbour changes only the sum-like ones for sure.
+    // Both cover `add f32` on real values too, whose planted value is larger than the rounding
+    // bound (harness::reference::planted_real).
     FaultTest { binary: "02_reduce", fault: "drop-workgroup", args: &[] },
     FaultTest { binary: "02_reduce", fault: "off-by-one", args: &["--op", "add,mul,xor"] },
     // fast's hand-overs that its default (an atomic result) does not take.

@@ -102,14 +102,16 @@ pub enum Inputs {
     /// Values whose result is exact in f32 in any order of operations (small integers for
     /// sums, ±1 and powers of two for products), and any bits for integers: compared exactly.
     Exact,
-    /// f32 add only: real values in [-1, 1), compared within a stated rounding bound.
+    /// f32 add only: real values in [-1, 1), compared within a stated rounding bound, and one
+    /// planted value larger than any such bound (see [`reduce_input`]).
     Real,
 }
 
 /// Input bits for `n` elements, seeded. One element — at `planted` where the input is long
 /// enough, else in the middle — holds the deciding value: the only minimum or maximum, the only
 /// cleared (and) or set (or) bit 0, a factor 2 in products, and for sums a value unlike its
-/// neighbour (so a read shifted by one changes the result).
+/// neighbour (so a read shifted by one changes the result). For real-valued sums that value is
+/// [`planted_real`], which no rounding bound of [`check_reduce`] can hide.
 pub fn reduce_input(ty: Ty, op: Op, kind: Inputs, n: usize, seed: u64, planted: usize) -> Vec<u32> {
     let bits = |xs: Vec<f32>| -> Vec<u32> { xs.iter().map(|x| x.to_bits()).collect() };
     let mut xs: Vec<u32> = match (ty, op) {
@@ -135,6 +137,7 @@ pub fn reduce_input(ty: Ty, op: Op, kind: Inputs, n: usize, seed: u64, planted: 
     let at = if n > planted + 1 { planted } else { n / 2 };
     let next = xs.get(at + 1).copied().unwrap_or(0);
     xs[at] = match (ty, op) {
+        (Ty::F32, Op::Add) if kind == Inputs::Real => planted_real(n).to_bits(),
         (Ty::F32, Op::Add) => (f32::from_bits(next) + 1.0).to_bits(), // within the exact total's spare units
         (_, Op::Add | Op::Xor) => next ^ 1,
         (_, Op::Mul) => 2.0f32.to_bits(),
@@ -151,6 +154,15 @@ pub fn reduce_input(ty: Ty, op: Op, kind: Inputs, n: usize, seed: u64, planted: 
         xs[at + 1] = 1.0f32.to_bits(); // unlike the planted 2, for the shifted read
     }
     xs
+}
+
+/// The value planted in a real-valued sum of `n` elements: n rounded up to a power of two (exact
+/// in f32), at least twice the sum of the other |x| < 1. The bound k·2^-24·Σ|x| of
+/// [`check_reduce`] is then at most k·2^-23·P, below P for any chain k < 2^23, so a result that
+/// lost the planted value (a dropped workgroup) or read its neighbour instead (a shifted read)
+/// misses the sum by about P and fails, however long the chain.
+pub fn planted_real(n: usize) -> f32 {
+    n.max(2).next_power_of_two() as f32
 }
 
 /// Compare a reduction's result bits with the CPU: integers and exact float inputs exactly;
@@ -449,8 +461,9 @@ pub enum Spread {
     Hot,
 }
 
-/// `n` histogram keys in `0..bins`, spread as `spread`. Keys `planted` and `planted + 1` are 0
-/// and `bins - 1`, so that a read shifted by one moves a count between two bins (bins > 1).
+/// `n` histogram keys in `0..bins`, spread as `spread`, but for the [`OUT_OF_RANGE_KEYS`] that
+/// no bin holds (they must count nowhere) at the first, middle and last element (n ≥ 3). Keys `planted` and `planted + 1` are 0 and `bins - 1`, so that a read shifted by one
+/// moves a count between two bins (bins > 1).
 pub fn histogram_keys(spread: Spread, bins: u32, n: usize, seed: u64, planted: usize) -> Vec<u32> {
     use rand::Rng;
     let mut r = random::rng(seed, 11);
@@ -474,6 +487,11 @@ pub fn histogram_keys(spread: Spread, bins: u32, n: usize, seed: u64, planted: u
                 .collect()
         }
     };
+    if n >= 3 {
+        for (at, key) in [0, n / 2, n - 1].into_iter().zip(OUT_OF_RANGE_KEYS) {
+            keys[at] = key(bins);
+        }
+    }
     if n > planted + 1 && planted > 0 {
         keys[planted] = 0;
         keys[planted + 1] = bins - 1;
@@ -481,11 +499,17 @@ pub fn histogram_keys(spread: Spread, bins: u32, n: usize, seed: u64, planted: u
     keys
 }
 
-/// The histogram of `keys` over `bins` bins.
+/// The keys outside `0..bins` that [`histogram_keys`] mixes in: the first past the last bin,
+/// one far past it, and the largest u32 (what the histogram shader uses for "no key").
+pub const OUT_OF_RANGE_KEYS: [fn(u32) -> u32; 3] = [|bins| bins, |bins| bins.saturating_mul(1000), |_| u32::MAX];
+
+/// The histogram of `keys` over `bins` bins; keys outside `0..bins` count nowhere.
 pub fn histogram(keys: &[u32], bins: u32) -> Vec<u32> {
     let mut counts = vec![0u32; bins as usize];
     for &k in keys {
-        counts[k as usize] += 1;
+        if let Some(count) = counts.get_mut(k as usize) {
+            *count += 1;
+        }
     }
     counts
 }
@@ -588,6 +612,28 @@ mod tests {
         }
     }
 
+    /// A dropped 256-element workgroup or a shifted read in a real-valued sum exceeds the
+    /// rounding bound, at a small size and at the largest lavapipe holds (2^25), for the
+    /// longest chains a reduce here has (fast with one workgroup: n/256 + 4 adds).
+    #[test]
+    fn a_dropped_workgroup_or_shifted_read_fails_real_sums_too() {
+        let sum_of = |xs: &[u32]| xs.iter().map(|&b| f64::from(f32::from_bits(b))).sum::<f64>();
+        for n in [100_003usize, 1 << 25] {
+            let input = reduce_input(Ty::F32, Op::Add, Inputs::Real, n, 7, PLANTED);
+            for chain in [1, 68, n as u64 / 256 + 4] {
+                let right = (sum_of(&input) as f32).to_bits();
+                assert!(check_reduce(Ty::F32, Op::Add, Inputs::Real, &input, right, chain).passed(), "n={n}");
+                let dropped = sum_of(&input) - sum_of(&input[1024..1280]);
+                let check = check_reduce(Ty::F32, Op::Add, Inputs::Real, &input, (dropped as f32).to_bits(), chain);
+                assert!(!check.passed(), "drop n={n} chain={chain}: {}", check.rule);
+                let shifted = sum_of(&input) - f64::from(f32::from_bits(input[PLANTED]))
+                    + f64::from(f32::from_bits(input[PLANTED + 1]));
+                let check = check_reduce(Ty::F32, Op::Add, Inputs::Real, &input, (shifted as f32).to_bits(), chain);
+                assert!(!check.passed(), "shift n={n} chain={chain}: {}", check.rule);
+            }
+        }
+    }
+
     #[test]
     fn exact_float_inputs_allow_no_rounding_slack() {
         let input = reduce_input(Ty::F32, Op::Add, Inputs::Exact, 4096, 3, PLANTED);
@@ -645,8 +691,10 @@ mod tests {
         for spread in [Spread::Uniform, Spread::Skewed, Spread::Hot] {
             for bins in [1, 16, 4096] {
                 let keys = histogram_keys(spread, bins, 10_000, 3, PLANTED);
-                assert!(keys.iter().all(|&k| k < bins));
-                assert_eq!(histogram(&keys, bins).iter().sum::<u32>(), 10_000);
+                let outside = keys.iter().filter(|&&k| k >= bins).count();
+                assert_eq!(outside, OUT_OF_RANGE_KEYS.len(), "{spread:?} {bins}");
+                assert!(keys.contains(&u32::MAX) && keys.contains(&bins));
+                assert_eq!(histogram(&keys, bins).iter().sum::<u32>() as usize, 10_000 - outside);
             }
         }
         let hot = histogram(&histogram_keys(Spread::Hot, 256, 100_000, 3, PLANTED), 256);

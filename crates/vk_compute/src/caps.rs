@@ -100,6 +100,9 @@ pub struct DeviceCaps {
     pub max_workgroup_count: [u32; 3],
     pub max_shared_memory_bytes: u32,
     pub max_storage_buffer_range: u64,
+    /// `nonCoherentAtomSize`: flushes and invalidations of mapped memory that is not
+    /// host-coherent cover whole multiples of it.
+    pub non_coherent_atom_size: u64,
     pub max_push_constants_bytes: u32,
     pub timestamp_period_ns: f32,
     pub shader_float16: bool,
@@ -117,6 +120,10 @@ pub struct DeviceCaps {
     /// VK_KHR_pipeline_executable_properties: the driver can report per-pipeline statistics
     /// (registers, spills, …); enabled only with [`crate::ContextOptions::pipeline_statistics`].
     pub pipeline_executable_info: bool,
+    /// VK_KHR_shader_maximal_reconvergence with its `shaderMaximalReconvergence` feature:
+    /// shaders may ask that diverged invocations reconverge where the source says (see
+    /// [`crate::Context::maximal_reconvergence`] for whether it was enabled).
+    pub maximal_reconvergence: bool,
     /// The `cooperativeMatrix` feature (shapes alone do not say it is enabled-able).
     pub(crate) cooperative_matrix_feature: bool,
     pub coop_mat_shapes: Vec<CoopMatShape>,

@@ -83,6 +83,8 @@ pub struct Context {
     pub(crate) device: ash::Device,
     /// Loaded when pipeline statistics were asked for and the device offers them.
     pub(crate) executable_properties: Option<ash::khr::pipeline_executable_properties::Device>,
+    /// VK_KHR_shader_maximal_reconvergence is enabled (see [`Context::maximal_reconvergence`]).
+    maximal_reconvergence: bool,
     /// Set when a fence wait timed out: the GPU may still run, so nothing is destroyed.
     pub(crate) hung: AtomicBool,
     messenger: Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>,
@@ -288,6 +290,7 @@ fn query_caps(
     let mut atomic64 = vk::PhysicalDeviceShaderAtomicInt64Features::default();
     let mut executable = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default();
     let mut atomic_float = vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT::default();
+    let mut reconvergence = vk::PhysicalDeviceShaderMaximalReconvergenceFeaturesKHR::default();
     let mut feats2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut f16);
     if v12 || has(ash::khr::shader_float16_int8::NAME) {
         feats2 = feats2.push_next(&mut f16i8);
@@ -312,6 +315,9 @@ fn query_caps(
     }
     if has(ash::ext::shader_atomic_float::NAME) {
         feats2 = feats2.push_next(&mut atomic_float);
+    }
+    if has(ash::khr::shader_maximal_reconvergence::NAME) {
+        feats2 = feats2.push_next(&mut reconvergence);
     }
     // SAFETY: as above, only structures the device knows.
     unsafe { instance.get_physical_device_features2(pd, &mut feats2) };
@@ -364,6 +370,7 @@ fn query_caps(
         buffer_int64_atomics: atomic64.shader_buffer_int64_atomics != 0,
         buffer_float32_atomic_add: atomic_float.shader_buffer_float32_atomic_add != 0,
         pipeline_executable_info: executable.pipeline_executable_info != 0,
+        maximal_reconvergence: reconvergence.shader_maximal_reconvergence != 0,
         coop_mat_shapes,
         // Name, type, version and limits: what a 1.0 query already gives.
         ..minimal_caps(&base, api, index, extensions)
@@ -392,6 +399,7 @@ fn minimal_caps(base: &vk::PhysicalDeviceProperties, api: u32, index: usize, ext
         max_workgroup_count: limits.max_compute_work_group_count,
         max_shared_memory_bytes: limits.max_compute_shared_memory_size,
         max_storage_buffer_range: u64::from(limits.max_storage_buffer_range),
+        non_coherent_atom_size: limits.non_coherent_atom_size,
         max_push_constants_bytes: limits.max_push_constants_size,
         timestamp_period_ns: limits.timestamp_period,
         shader_float16: false,
@@ -404,6 +412,7 @@ fn minimal_caps(base: &vk::PhysicalDeviceProperties, api: u32, index: usize, ext
         buffer_int64_atomics: false,
         buffer_float32_atomic_add: false,
         pipeline_executable_info: false,
+        maximal_reconvergence: false,
         coop_mat_shapes: Vec::new(),
         raw_api_version: api,
         extensions,
@@ -508,7 +517,8 @@ impl Context {
             Ok(v) => v,
             Err(e) => return Err((e, messenger)),
         };
-        let device = match create_device(&instance, physical_device, &caps, &options) {
+        let reconvergence = caps.maximal_reconvergence && (!options.validate || layer_knows_reconvergence(&entry));
+        let device = match create_device(&instance, physical_device, &caps, &options, reconvergence) {
             Ok(d) => d,
             Err(e) => return Err((e, messenger)),
         };
@@ -558,6 +568,7 @@ impl Context {
             timestamp_valid_bits,
             device,
             executable_properties,
+            maximal_reconvergence: reconvergence,
             hung: AtomicBool::new(false),
             messenger,
             validation,
@@ -605,6 +616,15 @@ impl Context {
         Ok([x, y, 1])
     }
     // ANCHOR_END: grid
+
+    /// Whether shaders may declare `[[maximally_reconverges]]` (GL_EXT_maximal_reconvergence):
+    /// the device offers VK_KHR_shader_maximal_reconvergence and it is enabled. Not under
+    /// `--validate` with a validation layer older than the headers the suite is built with
+    /// (ash's): such a layer may not know the extension and reports its feature structure as
+    /// an error.
+    pub fn maximal_reconvergence(&self) -> bool {
+        self.maximal_reconvergence
+    }
 
     /// Counts validation messages; keep a clone to read it after the context is dropped.
     pub fn validation_counter(&self) -> ValidationCounter {
@@ -667,11 +687,23 @@ pub(crate) fn check_subgroup_size(caps: &DeviceCaps, size: u32) -> Result<()> {
     Ok(())
 }
 
+/// Whether the installed validation layer is at least as new as the headers the suite is built
+/// with (ash's), which define VK_KHR_shader_maximal_reconvergence.
+fn layer_knows_reconvergence(entry: &ash::Entry) -> bool {
+    // SAFETY: plain query on a loaded entry.
+    let layers = unsafe { entry.enumerate_instance_layer_properties() }.unwrap_or_default();
+    layers
+        .iter()
+        .find(|l| l.layer_name_as_c_str() == Ok(VALIDATION_LAYER))
+        .is_some_and(|l| l.spec_version >= vk::HEADER_VERSION_COMPLETE)
+}
+
 fn create_device(
     instance: &ash::Instance,
     pd: vk::PhysicalDevice,
     caps: &DeviceCaps,
     options: &ContextOptions,
+    reconvergence: bool,
 ) -> Result<(ash::Device, u32, u32, bool)> {
     // SAFETY: `pd` comes from `instance`.
     let families = unsafe { instance.get_physical_device_queue_family_properties(pd) };
@@ -702,6 +734,9 @@ fn create_device(
     let atomic_float = caps.buffer_float32_atomic_add && want(ash::ext::shader_atomic_float::NAME, false);
     // subgroupPartitionNV (05_atomics): its SPIR-V capability needs the extension enabled.
     want(ash::nv::shader_subgroup_partitioned::NAME, false);
+    // [[maximally_reconverges]] (05_atomics' histogram): its SPIR-V execution mode needs the
+    // extension and its feature enabled.
+    let reconvergence = reconvergence && want(ash::khr::shader_maximal_reconvergence::NAME, false);
     let executable_info = options.pipeline_statistics
         && caps.pipeline_executable_info
         && want(ash::khr::pipeline_executable_properties::NAME, false);
@@ -725,6 +760,8 @@ fn create_device(
         vk::PhysicalDeviceShaderAtomicInt64Features::default().shader_buffer_int64_atomics(caps.buffer_int64_atomics);
     let mut executable =
         vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default().pipeline_executable_info(true);
+    let mut maximal_reconvergence =
+        vk::PhysicalDeviceShaderMaximalReconvergenceFeaturesKHR::default().shader_maximal_reconvergence(true);
     let mut float_atomics =
         vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT::default().shader_buffer_float32_atomic_add(true);
     // SAFETY: `pd` comes from `instance`.
@@ -766,6 +803,9 @@ fn create_device(
     }
     if atomic_float {
         info = info.push_next(&mut float_atomics);
+    }
+    if reconvergence {
+        info = info.push_next(&mut maximal_reconvergence);
     }
     // SAFETY: every structure in the chain is core at the device's version or its extension
     // is enabled; all pointers refer to locals alive across the call.

@@ -50,13 +50,29 @@ impl Barrier {
 // ANCHOR_END: barrier_masks
 
 /// A buffer as a descriptor: what [`Recorder::dispatch`] binds. It borrows the buffer, so the
-/// buffer outlives every recorder it is bound in.
+/// buffer outlives every recorder it is bound in. From [`Buffer::binding_for`] it also states
+/// how many elements the dispatch reads or writes, and the dispatch checks that the buffer
+/// holds them.
 #[derive(Clone, Copy, Debug)]
-pub struct Binding<'b>(vk::Buffer, PhantomData<&'b ()>);
+pub struct Binding<'b> {
+    raw: vk::Buffer,
+    /// Elements in the buffer.
+    len: usize,
+    /// Elements the dispatch uses (0..used); 0 when the binding states none.
+    used: usize,
+    _buffer: PhantomData<&'b ()>,
+}
 
 impl<T: Pod> Buffer<'_, T> {
+    /// The whole buffer, bound with no stated use (the kernel guards its own indices).
     pub fn binding(&self) -> Binding<'_> {
-        Binding(self.raw, PhantomData)
+        Binding { raw: self.raw, len: self.len(), used: 0, _buffer: PhantomData }
+    }
+
+    /// The buffer, bound for a dispatch that reads or writes its elements `0..n`:
+    /// [`Recorder::dispatch`] fails, before recording anything, unless the buffer holds them.
+    pub fn binding_for(&self, n: usize) -> Binding<'_> {
+        Binding { used: n, ..self.binding() }
     }
 }
 
@@ -190,15 +206,32 @@ impl<'c, 'r> Recorder<'c, 'r> {
         Ok(())
     }
 
-    /// Copy `bytes` from the start of `src` to the start of `dst`.
-    pub fn copy<A: Pod, B: Pod>(&mut self, src: &'r Buffer<'_, A>, dst: &'r Buffer<'_, B>, bytes: u64) {
+    /// Copy `bytes` from the start of `src` to the start of `dst`: an error, with nothing
+    /// recorded, unless both buffers hold `bytes` (more than 0), `src` allows transfer reads,
+    /// `dst` transfer writes, and they are two buffers (the ranges would overlap).
+    pub fn copy<A: Pod, B: Pod>(&mut self, src: &'r Buffer<'_, A>, dst: &'r Buffer<'_, B>, bytes: u64) -> Result<()> {
+        anyhow::ensure!(
+            bytes > 0 && bytes <= src.byte_size() && bytes <= dst.byte_size(),
+            "copy of {bytes} bytes from a buffer of {} bytes into one of {}",
+            src.byte_size(),
+            dst.byte_size()
+        );
+        anyhow::ensure!(
+            src.usage.contains(vk::BufferUsageFlags::TRANSFER_SRC)
+                && dst.usage.contains(vk::BufferUsageFlags::TRANSFER_DST),
+            "copy from a buffer without TRANSFER_SRC usage or into one without TRANSFER_DST"
+        );
+        anyhow::ensure!(src.raw != dst.raw, "copy of a buffer onto itself (the ranges overlap)");
         let region = [vk::BufferCopy::default().size(bytes)];
-        // SAFETY: recording; both buffers have transfer usage and hold at least `bytes`.
+        // SAFETY: recording; the source allows transfer reads and the destination transfer
+        // writes, both hold at least `bytes` (> 0) from offset 0, and they are distinct buffers
+        // (checked above).
         unsafe { self.ctx.device.cmd_copy_buffer(self.cmd, src.raw, dst.raw, &region) };
+        Ok(())
     }
 
     fn descriptor_set(&mut self, kernel: &Kernel<'_>, buffers: &[Binding<'r>]) -> Result<vk::DescriptorSet> {
-        let key = (kernel.set_layout, buffers.iter().map(|b| b.0).collect::<Vec<_>>());
+        let key = (kernel.set_layout, buffers.iter().map(|b| b.raw).collect::<Vec<_>>());
         if let Some(&set) = self.sets.get(&key) {
             return Ok(set);
         }
@@ -220,7 +253,7 @@ impl<'c, 'r> Recorder<'c, 'r> {
         let set = unsafe { self.ctx.device.allocate_descriptor_sets(&info) }.context("allocate descriptor set")?[0];
         self.sets_left -= 1;
         let infos: Vec<[vk::DescriptorBufferInfo; 1]> =
-            buffers.iter().map(|b| [vk::DescriptorBufferInfo::default().buffer(b.0).range(vk::WHOLE_SIZE)]).collect();
+            buffers.iter().map(|b| [vk::DescriptorBufferInfo::default().buffer(b.raw).range(vk::WHOLE_SIZE)]).collect();
         let writes: Vec<_> = infos
             .iter()
             .enumerate()
@@ -239,6 +272,9 @@ impl<'c, 'r> Recorder<'c, 'r> {
     }
 
     /// Bind `kernel` with `buffers` at bindings 0.., push `push` and dispatch `groups` workgroups.
+    /// Fails, with nothing recorded, when the buffers or push constants do not match the
+    /// kernel, `groups` exceeds the device's maxComputeWorkGroupCount, or a binding from
+    /// [`Buffer::binding_for`] states more elements than its buffer holds.
     pub fn dispatch<P: Pod>(
         &mut self,
         kernel: &'r Kernel<'_>,
@@ -261,6 +297,14 @@ impl<'c, 'r> Recorder<'c, 'r> {
             kernel.push_constant_bytes,
             push_bytes.len()
         );
+        if let Some((i, b)) = buffers.iter().enumerate().find(|(_, b)| b.used > b.len) {
+            anyhow::bail!(
+                "{}: binding {i} is used for {} elements but its buffer holds {}",
+                kernel.name,
+                b.used,
+                b.len
+            );
+        }
         let max = self.ctx.caps.max_workgroup_count;
         if groups.iter().zip(max).any(|(&g, m)| g > m) {
             return setup_error(format!("{}: {groups:?} workgroups exceed this device's maximum {max:?}", kernel.name));
@@ -375,5 +419,74 @@ impl Drop for Recorder<'_, '_> {
             }
             d.destroy_query_pool(self.query_pool, None);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ContextOptions, KernelDesc};
+
+    fn context() -> Context {
+        Context::new(ContextOptions { validate: true, ..Default::default() })
+            .expect("a Vulkan device with the validation layer (lavapipe in CI)")
+    }
+
+    #[test]
+    fn copies_are_checked_against_both_buffers() {
+        let ctx = context();
+        let counter = ctx.validation_counter();
+        {
+            let small = Buffer::<u32>::from_slice(&ctx, "small", &[1, 2, 3, 4]).expect("buffer");
+            let large = Buffer::<u32>::from_slice(&ctx, "large", &[7; 64]).expect("buffer");
+            let mut rec = Recorder::new(&ctx).expect("recorder");
+            assert!(rec.copy(&large, &small, large.byte_size()).is_err(), "more than the destination holds");
+            assert!(rec.copy(&small, &large, small.byte_size() + 4).is_err(), "more than the source holds");
+            assert!(rec.copy(&small, &large, 0).is_err(), "an empty copy");
+            assert!(rec.copy(&large, &large, 16).is_err(), "a buffer onto itself");
+            rec.copy(&small, &large, small.byte_size()).expect("a copy that fits");
+            rec.barrier(Barrier::ToHost);
+            rec.submit_and_wait().expect("submit");
+            let mut large = large;
+            let got = large.download().expect("download");
+            assert_eq!(&got[..4], &[1, 2, 3, 4]);
+            assert!(got[4..].iter().all(|&x| x == 7));
+        }
+        drop(ctx);
+        assert_eq!(counter.count(), 0, "validation messages");
+    }
+
+    #[test]
+    fn dispatches_are_checked_against_bound_lengths_and_grid_limits() {
+        let ctx = context();
+        let counter = ctx.validation_counter();
+        {
+            let desc = KernelDesc {
+                shader: "common/copy.comp",
+                buffers: 2,
+                push_constant_bytes: 4,
+                workgroup_size: 64,
+                ..Default::default()
+            };
+            let kernel = Kernel::new(&ctx, &desc).expect("kernel");
+            let src = Buffer::<u32>::from_slice(&ctx, "src", &[5; 256]).expect("buffer");
+            let dst = Buffer::<u32>::new(&ctx, "dst", 128).expect("buffer");
+            let mut rec = Recorder::new(&ctx).expect("recorder");
+            // 256 elements read, 256 written: the destination holds 128.
+            let err = rec
+                .dispatch(&kernel, &[src.binding_for(256), dst.binding_for(256)], &64u32, [1, 1, 1])
+                .expect_err("a destination too small");
+            assert!(err.to_string().contains("binding 1 is used for 256 elements but its buffer holds 128"), "{err}");
+            let max = ctx.caps().max_workgroup_count;
+            assert!(rec.dispatch(&kernel, &[src.binding(), dst.binding()], &32u32, [max[0] + 1, 1, 1]).is_err());
+            // 128 elements (32 uvec4s) fit both.
+            rec.dispatch(&kernel, &[src.binding_for(128), dst.binding_for(128)], &32u32, [1, 1, 1]).expect("fits");
+            rec.barrier(Barrier::ToHost);
+            rec.submit_and_wait().expect("submit");
+            let mut dst = dst;
+            assert_eq!(dst.download().expect("download"), vec![5; 128]);
+        }
+        drop(ctx);
+        assert_eq!(counter.count(), 0, "validation messages");
     }
 }

@@ -14,8 +14,9 @@
 //! than 65535, and repeat the pass over the partials until one value is left. Every result is
 //! checked against the CPU, exactly: f32 inputs are small integers (sums) or powers of two and
 //! signs (products), whose results are exact in f32 in any order; one extra run of `add f32` on
-//! real values in [-1, 1) keeps a stated rounding bound, where rounding is the lesson.
-//! `--inject-fault` proves the checks fail on a broken kernel. Run: `cargo run --release --bin
+//! real values in [-1, 1) keeps a stated rounding bound, where rounding is the lesson (one
+//! planted value, n rounded up to a power of two, is larger than any such bound).
+//! `--inject-fault` proves the checks fail on a broken kernel, on both kinds of input. Run: `cargo run --release --bin
 //! 02_reduce [-- --bench] [--variant fast --op add --type f32 --size 1000003]`
 
 use anyhow::{Context as _, Result};
@@ -120,9 +121,9 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
     let sizes = harness::run_sizes(ctx, &args.common, &[0, 1, 7, 1_000_003, harness::random::size(seed, 2, 1 << 21)]);
     for &ty in &types {
         for &op in ops.iter().filter(|op| op.applies_to(ty)) {
-            // f32 add also runs on real values, with a rounding bound (not timed, and not under
-            // a fault: the bound could hide it).
-            let real = ty == Ty::F32 && op == Op::Add && bench.is_none() && args.common.inject_fault.is_none();
+            // f32 add also runs on real values, with a rounding bound (not timed). The planted
+            // value is larger than the bound, so a fault that loses or shifts it still fails.
+            let real = ty == Ty::F32 && op == Op::Add && bench.is_none();
             for kind in [Inputs::Exact, Inputs::Real].into_iter().filter(|&k| k == Inputs::Exact || real) {
                 let suffix = if kind == Inputs::Real { " (real inputs)" } else { "" };
                 let mut reducers = Vec::new();
@@ -140,11 +141,18 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                     }
                     for (name, reducer) in &reducers {
                         let mut buffers = reducer.buffers(&input)?;
-                        let timed =
-                            Bench::time_if(bench.as_ref(), ctx, |rec| reducer.record(rec, &buffers, input.len()))?;
+                        // Timed runs alternate the accumulators from the buffers' next one; the
+                        // buffers learn where the runs left off only once they ran.
+                        let mut slot = buffers.next_slot;
+                        let timed = Bench::time_if(bench.as_ref(), ctx, |rec| {
+                            reducer.record(rec, &buffers, input.len(), slot)?;
+                            slot ^= 1;
+                            Ok(())
+                        })?;
+                        buffers.next_slot = slot;
                         // The checked run: the result poisoned first, then one reduction.
-                        reducer.run_once(&buffers).with_context(|| format!("{name} n={n}"))?;
-                        let check = reducer.verify(&mut buffers, ty, op, kind, &input)?;
+                        let slot = reducer.run_once(&mut buffers).with_context(|| format!("{name} n={n}"))?;
+                        let check = reducer.verify(&mut buffers, slot, ty, op, kind, &input)?;
                         // One read of every element.
                         report.check_and_time(name, n, &check, None, timed.as_ref(), n * 4);
                     }
@@ -181,8 +189,10 @@ struct Buffers<'c> {
     scratch: [Buffer<'c, u32>; 2],
     ticket: Buffer<'c, u32>,
     output: Buffer<'c, u32>,
-    /// Runs recorded so far: with an atomic result, run k adds into output[k % 2].
-    runs: std::cell::Cell<u32>,
+    /// With an atomic result: the accumulator (output[0] or output[1]) the next run adds into.
+    /// Each run resets the other one for the run after it. Advanced only for runs that were
+    /// submitted and finished, never while recording.
+    next_slot: u32,
 }
 
 impl<'c> Reducer<'c> {
@@ -281,10 +291,10 @@ impl<'c> Reducer<'c> {
             scratch: [scratch("partials A")?, scratch("partials B")?],
             ticket: Buffer::from_slice(self.ctx, "ticket", &[0u32, 0])?,
             output: Buffer::new(self.ctx, "result", WORKGROUP as usize)?,
-            runs: std::cell::Cell::new(0),
+            next_slot: 0,
         };
         let mut rec = Recorder::new(self.ctx)?;
-        self.poison_output(&mut rec, &buffers)?;
+        self.poison_output(&mut rec, &buffers, 0)?;
         rec.fill(&buffers.scratch[0], 0);
         // The poison (and identity), and the cleared partial flags land before the reduction runs.
         rec.barrier(Barrier::TransferToCompute);
@@ -293,15 +303,15 @@ impl<'c> Reducer<'c> {
     }
 
     /// Poison the result, so that a run that writes nothing cannot pass; with an atomic result
-    /// the accumulator of the next run starts at the identity instead (each run resets the
-    /// following run's).
-    fn poison_output<'r>(&self, rec: &mut Recorder<'_, 'r>, b: &'r Buffers) -> Result<()> {
+    /// the accumulator `slot` of the next run starts at the identity instead (each run resets
+    /// the following run's).
+    fn poison_output<'r>(&self, rec: &mut Recorder<'_, 'r>, b: &'r Buffers, slot: u32) -> Result<()> {
         if !self.atomic_result {
             rec.fill(&b.output, harness::POISON);
             return Ok(());
         }
         // Three disjoint fills (two fills of one range would need a barrier between them).
-        let slot = (b.runs.get() % 2) as usize;
+        let slot = slot as usize;
         if slot > 0 {
             rec.fill_range(&b.output, 0, slot, harness::POISON)?;
         }
@@ -310,23 +320,36 @@ impl<'c> Reducer<'c> {
         Ok(())
     }
 
-    /// The run that gets checked: poison the result first, then reduce once.
-    fn run_once(&self, b: &Buffers) -> Result<()> {
+    /// The run that gets checked: poison the result first, then reduce once. Returns the
+    /// result's slot in `output` (the accumulator with an atomic result, else 0); the buffers'
+    /// next accumulator advances only once the run finished.
+    fn run_once(&self, b: &mut Buffers) -> Result<u32> {
+        let slot = b.next_slot;
         let mut rec = Recorder::new(self.ctx)?;
-        self.poison_output(&mut rec, b)?;
+        self.poison_output(&mut rec, b, slot)?;
         // The poison (and the accumulator's identity) lands before the reduction writes.
         rec.barrier(Barrier::TransferToCompute);
-        self.record(&mut rec, b, b.input.len())?;
+        self.record(&mut rec, b, b.input.len(), slot)?;
         rec.submit_and_wait().context("the checked reduction")?;
-        Ok(())
+        if !self.atomic_result {
+            return Ok(0);
+        }
+        b.next_slot = slot ^ 1;
+        Ok(slot)
     }
 
-    /// Check the result of the last run recorded into `b` (and waited for) against the CPU.
-    /// With an atomic result it is in `output[(runs - 1) % 2]`, else in `output[0]`. fast: a
-    /// flagged partial that never reached the last workgroup (counted in the ticket buffer's
+    /// Check the result in `output[slot]`, of the last run (waited for), against the CPU. fast:
+    /// a flagged partial that never reached the last workgroup (counted in the ticket buffer's
     /// second word, over every run so far) fails the check too.
-    fn verify(&self, b: &mut Buffers, ty: Ty, op: Op, kind: Inputs, input: &[u32]) -> Result<harness::Check> {
-        let slot = if self.atomic_result { (b.runs.get().max(1) - 1) % 2 } else { 0 };
+    fn verify(
+        &self,
+        b: &mut Buffers,
+        slot: u32,
+        ty: Ty,
+        op: Op,
+        kind: Inputs,
+        input: &[u32],
+    ) -> Result<harness::Check> {
         let got = b.output.download().context("read the result")?[slot as usize];
         let mut result = reference::check_reduce(ty, op, kind, input, got, self.chain(input.len()));
         if self.variant == Variant::Fast {
@@ -341,21 +364,26 @@ impl<'c> Reducer<'c> {
 
     // ANCHOR: passes
     /// Record the whole reduction of `n` elements; the result lands in `output[0]` (with an
-    /// atomic result, in `output[run % 2]`: [`Reducer::verify`] reads the right one).
-    fn record<'r>(&'r self, rec: &mut Recorder<'_, 'r>, b: &'r Buffers, n: usize) -> Result<()> {
+    /// atomic result, in the accumulator `output[slot]`, and the other one is reset for the
+    /// next run). Recording changes nothing: the caller says which accumulator.
+    fn record<'r>(&'r self, rec: &mut Recorder<'_, 'r>, b: &'r Buffers, n: usize, slot: u32) -> Result<()> {
         let mut m = n as u32;
         if self.variant == Variant::Fast {
-            let slot = b.runs.get() % 2;
+            let partials = self.fast_grid(n) as usize;
             rec.dispatch(
                 &self.kernel,
-                &[b.input.binding(), b.scratch[0].binding(), b.ticket.binding(), b.output.binding()],
+                &[
+                    b.input.binding_for(n),
+                    b.scratch[0].binding_for(partials),
+                    b.ticket.binding_for(2),
+                    b.output.binding_for(if self.atomic_result { 2 } else { 1 }),
+                ],
                 &[m, slot],
                 [self.fast_grid(n), 1, 1],
             )?;
-            b.runs.set(b.runs.get() + 1);
             return Ok(());
         }
-        let mut src = b.input.binding();
+        let mut src = b.input.binding_for(n);
         for pass in 0..64 {
             let groups = m.div_ceil(WORKGROUP).max(1);
             // `subgroup` leaves one partial per subgroup: slot j holds elements j·S..(j+1)·S
@@ -377,14 +405,15 @@ impl<'c> Reducer<'c> {
                 rec.barrier(Barrier::TransferToCompute);
             }
             let first_pass = u32::from(pass == 0);
-            rec.dispatch(&self.kernel, &[src, dst.binding()], &[m, first_pass], self.ctx.grid(groups)?)?;
+            let io = [src, dst.binding_for(produced as usize)];
+            rec.dispatch(&self.kernel, &io, &[m, first_pass], self.ctx.grid(groups)?)?;
             // This pass's partials are written before the next pass (or the readback) reads them.
             rec.barrier(Barrier::ComputeToCompute);
             if last {
                 break;
             }
             anyhow::ensure!(produced < m, "{:?}: pass {pass} does not shrink {m} elements", self.variant);
-            src = dst.binding();
+            src = dst.binding_for(produced as usize);
             m = produced;
         }
         Ok(())
@@ -419,5 +448,37 @@ fn no_atomic_result(ctx: &Context, ty: Ty, op: Op) -> Option<String> {
             Some("the device lacks shaderBufferFloat32AtomicAdd".into())
         }
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs on the default device (lavapipe in CI); fails, never passes, without one. With an
+    /// atomic result, a run recorded and then dropped unsubmitted leaves the buffers' next
+    /// accumulator as it was; a checked run advances it only once it finished, and its result
+    /// is in the slot it reports.
+    #[test]
+    fn the_accumulator_advances_on_submission_not_on_recording() {
+        let ctx = Context::new(Default::default()).expect("a Vulkan device (lavapipe in CI)");
+        let args = Args::try_parse_from(["02_reduce", "--fast-result", "atomic"]).expect("args");
+        let reducer =
+            Reducer::new(&ctx, Variant::Fast, Ty::U32, Op::Add, &args).expect("pipeline").expect("atomic add");
+        assert!(reducer.atomic_result);
+        let input = reference::reduce_input(Ty::U32, Op::Add, Inputs::Exact, 100_003, 3, PLANTED);
+        let mut b = reducer.buffers(&input).expect("buffers");
+        for round in 0..4 {
+            {
+                let mut rec = Recorder::new(&ctx).expect("recorder");
+                reducer.record(&mut rec, &b, input.len(), b.next_slot).expect("record");
+                reducer.record(&mut rec, &b, input.len(), b.next_slot ^ 1).expect("record");
+            } // dropped, never submitted
+            assert_eq!(b.next_slot, round % 2, "recording moved the accumulator");
+            let slot = reducer.run_once(&mut b).expect("run");
+            assert_eq!((slot, b.next_slot), (round % 2, (round % 2) ^ 1));
+            let check = reducer.verify(&mut b, slot, Ty::U32, Op::Add, Inputs::Exact, &input).expect("verify");
+            assert!(check.passed(), "round {round}: {:?}", check.first);
+        }
     }
 }

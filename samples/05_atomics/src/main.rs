@@ -7,15 +7,16 @@
 //!    `workgroup`: places from a shared-memory counter, one device atomic per workgroup.
 //! 2. **histogram** of u32 keys into 1–4096 bins, keys spread uniformly, Zipf-like, or 90 % in
 //!    one bin, each workgroup walking chunks of keys in a grid-stride loop over a capped grid.
-//!    `naive`: one device `atomicAdd` per key; `subgroup`: `subgroupAllEqual`, else a
-//!    `subgroupBroadcastFirst` + `subgroupBallot` match loop that adds equal keys together and
-//!    stops at the first round that matches one lane alone; `partition-nv`: one add per
+//!    `naive`: one device `atomicAdd` per key; `subgroup`: `subgroupAllEqual`, else a match
+//!    loop that adds equal keys together and stops at the first round that matches one lane
+//!    alone (each round's leader from a ballot and `subgroupShuffle`, in uniform control flow); `partition-nv`: one add per
 //!    distinct key from `subgroupPartitionNV`; `shared`: a private histogram in shared memory
 //!    per workgroup, flushed once; `shared-subgroup`: the match loop in front of it;
 //!    `shared-leader`: one round of it, for the first lane's key.
 //!
 //! Every run checks the result exactly: the counter, each kept index in exactly one slot and
-//! poison after them; every bin. `--count-atomics` reports the atomics each variant issued.
+//! poison after them; every bin (keys outside the bins count nowhere). `--count-atomics`
+//! reports the atomics each variant issued.
 //! Run: `cargo run --release --bin 05_atomics [-- --bench] [--workload histogram --bins 256
 //! --spread hot --variant naive,shared-subgroup --size 1000003]`
 
@@ -51,6 +52,16 @@ struct Args {
     /// only: counting costs atomics of its own, so not with --bench).
     #[arg(long)]
     count_atomics: bool,
+    /// Tests only: model an implementation that runs the lanes of a divergent branch in two
+    /// groups (histogram.comp's SPLIT_LANES): each half of the subgroup, by lane parity, runs
+    /// the match loop on its own.
+    #[arg(long, hide = true)]
+    split_lanes: bool,
+    /// Tests only: the match loop picks its leader inside its `if (waiting)` branch, a subgroup
+    /// operation in divergent control flow (histogram.comp's LEADER_IN_BRANCH); with
+    /// --split-lanes it miscounts.
+    #[arg(long, hide = true)]
+    leader_in_branch: bool,
 }
 
 harness::sample_args!(Args);
@@ -89,12 +100,15 @@ impl Variant {
         }
     }
 
-    /// The subgroup operations the variant's shader needs on `workload`.
-    fn needs(self, workload: Workload) -> u32 {
+    /// The subgroup operations the variant's shader needs on `workload`; `leader` says how
+    /// the histogram's match loop finds its leader's key.
+    fn needs(self, workload: Workload, leader: Leader) -> u32 {
         let ops = match (self, workload) {
             (Variant::Naive | Variant::Workgroup | Variant::Shared, _) => 0,
             (Variant::Subgroup, Workload::Append) => SubgroupOps::ARITHMETIC | SubgroupOps::BALLOT,
-            (Variant::Subgroup | Variant::SharedSubgroup, _) => SubgroupOps::VOTE | SubgroupOps::BALLOT,
+            (Variant::Subgroup | Variant::SharedSubgroup, _) => {
+                SubgroupOps::VOTE | SubgroupOps::BALLOT | leader.needs()
+            }
             (Variant::PartitionNv, _) => SubgroupOps::BALLOT | SubgroupOps::PARTITIONED_NV,
             (Variant::SharedLeader, _) => SubgroupOps::BALLOT,
         };
@@ -102,6 +116,37 @@ impl Variant {
             0
         } else {
             ops | SubgroupOps::BASIC
+        }
+    }
+}
+
+/// How the histogram's match loop finds the key of a round's leader, in uniform control flow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Leader {
+    /// The first lane still waiting (a ballot and subgroupBallotFindLSB) and its key from
+    /// subgroupShuffle.
+    Shuffle,
+    /// The smallest key still waiting, from subgroupMin (LEADER_BY_MIN): where the device has
+    /// arithmetic but no shuffle.
+    Min,
+}
+
+impl Leader {
+    /// Shuffle where the device has it, else Min where it has arithmetic, else Shuffle (whose
+    /// SKIP names what is missing).
+    fn pick(ctx: &Context) -> Self {
+        let ops = ctx.subgroup_ops();
+        if !ops.has(SubgroupOps::SHUFFLE) && ops.has(SubgroupOps::ARITHMETIC) {
+            Leader::Min
+        } else {
+            Leader::Shuffle
+        }
+    }
+
+    fn needs(self) -> u32 {
+        match self {
+            Leader::Shuffle => SubgroupOps::SHUFFLE,
+            Leader::Min => SubgroupOps::ARITHMETIC,
         }
     }
 }
@@ -141,6 +186,16 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
         sizes.retain(|&n| n == 1 << 20 || Some(n) == largest);
     }
     for workload in or_all(&args.workload, Workload::value_variants()) {
+        if workload == Workload::Histogram {
+            // The match loop needs no reconvergence guarantee (its subgroup operations run in
+            // uniform control flow); where the device offers one, the shader asks for it anyway.
+            let reconvergence = match (ctx.maximal_reconvergence(), ctx.caps().maximal_reconvergence) {
+                (true, _) => "enabled: main is [[maximally_reconverges]]",
+                (false, true) => "offered, not enabled (the validation layer is older than the headers)",
+                (false, false) => "not offered by the device",
+            };
+            out(format!("histogram: VK_KHR_shader_maximal_reconvergence {reconvergence}"));
+        }
         let variants: Vec<Variant> =
             or_all(&args.variant, Variant::value_variants()).into_iter().filter(|v| v.applies(workload)).collect();
         let mut runners = Vec::new();
@@ -290,9 +345,12 @@ struct Buffers<'c> {
 
 impl<'c> Runner<'c> {
     fn new(ctx: &'c Context, workload: Workload, variant: Variant, args: &Args) -> Result<Result<Self, String>> {
-        let needs = variant.needs(workload);
+        let leader = Leader::pick(ctx);
+        let needs = variant.needs(workload, leader);
         if let Some(reason) = ctx.subgroup_kernel_unsupported(needs, WORKGROUP) {
-            return Ok(Err(reason));
+            let leader_missing = (needs & leader.needs()) != 0 && !ctx.subgroup_ops().has(leader.needs());
+            let either = if leader_missing { " (Shuffle or else Arithmetic would do)" } else { "" };
+            return Ok(Err(format!("{reason}{either}")));
         }
         let variant_define = format!("VARIANT_{}", harness::value_name(variant).to_uppercase().replace('-', "_"));
         let kernel = |bins: u32| -> Result<Kernel<'c>> {
@@ -306,7 +364,14 @@ impl<'c> Runner<'c> {
                 ("COUNT_ATOMICS", u32::from(args.count_atomics).to_string()),
             ];
             if workload == Workload::Histogram {
-                defines.extend([("BINS", bins.to_string()), ("ITEMS", HISTOGRAM_ITEMS.to_string())]);
+                defines.extend([
+                    ("BINS", bins.to_string()),
+                    ("ITEMS", HISTOGRAM_ITEMS.to_string()),
+                    ("LEADER_BY_MIN", u32::from(leader == Leader::Min).to_string()),
+                    ("MAXIMAL_RECONVERGENCE", u32::from(ctx.maximal_reconvergence()).to_string()),
+                    ("SPLIT_LANES", u32::from(args.split_lanes).to_string()),
+                    ("LEADER_IN_BRANCH", u32::from(args.leader_in_branch).to_string()),
+                ]);
             }
             defines.extend(args.common.fault_defines(PLANTED as u64, (PLANTED as u32 / per_fault_unit).into()));
             let desc = KernelDesc {
@@ -378,7 +443,13 @@ impl<'c> Runner<'c> {
                 histogram_groups(n, bins)
             }
         };
-        let io = [input.binding(), b.output.binding(), b.control.binding()];
+        // The kernel reads the n elements and writes the slots (append: up to n) or the bins.
+        let outputs = match case {
+            Case::Keep(_) => n as usize,
+            Case::Bins(bins, _) => bins as usize,
+        };
+        let io =
+            [input.binding_for(n as usize), b.output.binding_for(outputs), b.control.binding_for(SHARED_ATOMICS + 1)];
         rec.dispatch(self.kernel(case)?, &io, &[n, b.threshold], self.ctx.grid(groups.max(1))?)?;
         // The slots, bins and counters are complete before anything reads them.
         rec.barrier(Barrier::ComputeToCompute);
@@ -415,5 +486,98 @@ impl<'c> Runner<'c> {
             _ => anyhow::bail!("input and case disagree"),
         };
         Ok((check, control))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vk_compute::ContextOptions;
+
+    /// The histogram of `keys` by `variant` on `ctx`, checked against the CPU.
+    fn histogram(ctx: &Context, variant: Variant, keys: Vec<u32>, bins: u32, flags: &[&str]) -> harness::Check {
+        let args = Args::try_parse_from(["05_atomics", "--bins", &bins.to_string()].iter().chain(flags)).expect("args");
+        let runner = Runner::new(ctx, Workload::Histogram, variant, &args).expect("pipeline").expect("supported");
+        let case = Case::Bins(bins, Spread::Uniform);
+        let input = Input::Keys(keys);
+        let device_input = Buffer::from_slice(ctx, "input", input.data()).expect("input");
+        let mut buffers = runner.buffers(&input, case).expect("buffers");
+        runner.checked_run(&device_input, &mut buffers, &input, case).expect("run").0
+    }
+
+    /// Runs on the default device (lavapipe in CI); fails, never passes, without one. Under
+    /// SPLIT_LANES (the lanes of a divergent branch run in two groups), the match loop entered
+    /// by each half on its own counts right; the leader picked inside `if (waiting)` does not,
+    /// as soon as that branch's lanes split too. Without the split, lavapipe runs a divergent
+    /// branch's lanes as one group and both count right.
+    #[test]
+    fn the_match_loop_counts_right_however_the_lanes_are_grouped() {
+        let keys = reference::histogram_keys(Spread::Uniform, 16, 100_003, 5, PLANTED);
+        for hidden in [0, SubgroupOps::SHUFFLE] {
+            let ctx = Context::new(ContextOptions { hidden_ops: hidden, ..Default::default() })
+                .expect("a Vulkan device (lavapipe in CI)");
+            for variant in [Variant::Subgroup, Variant::SharedSubgroup] {
+                let at = |flags: &[&str]| histogram(&ctx, variant, keys.clone(), 16, flags);
+                let label = format!("{variant:?}, hidden ops {hidden:#x}");
+                assert!(at(&[]).passed(), "{label}");
+                assert!(at(&["--split-lanes"]).passed(), "{label}: split lanes");
+                assert!(at(&["--leader-in-branch"]).passed(), "{label}: leader in a branch");
+                assert!(!at(&["--leader-in-branch", "--split-lanes"]).passed(), "{label}: the model did not split");
+            }
+        }
+    }
+
+    /// With MAXIMAL_RECONVERGENCE (set where the device enabled
+    /// VK_KHR_shader_maximal_reconvergence) the histogram compiles, and its SPIR-V declares
+    /// the extension and the MaximallyReconvergesKHR execution mode on main. Needs no device.
+    #[test]
+    fn the_histogram_compiles_maximally_reconverging() {
+        let words_of = |on: u32| {
+            let defines = [
+                ("VARIANT_SUBGROUP", "1".to_string()),
+                ("BINS", "256".into()),
+                ("ITEMS", HISTOGRAM_ITEMS.to_string()),
+                ("WORKGROUP_SIZE", WORKGROUP.to_string()),
+                ("MAXIMAL_RECONVERGENCE", on.to_string()),
+            ];
+            vk_compute::compile_glsl("05_atomics/histogram.comp", &defines).expect("compiles")
+        };
+        // OpExecutionMode (opcode 16, 3 words): main's id, MaximallyReconvergesKHR (6023).
+        let has_mode = |words: &[u32]| words.windows(3).any(|w| w[0] == (3 << 16 | 16) && w[2] == 6023);
+        let has_extension = |words: &[u32]| {
+            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            bytes.windows(29).any(|w| w == b"SPV_KHR_maximal_reconvergence")
+        };
+        let on = words_of(1);
+        assert!(has_mode(&on) && has_extension(&on));
+        let off = words_of(0);
+        assert!(!has_mode(&off) && !has_extension(&off));
+    }
+
+    /// Keys past the last bin, a tenth of them (some in runs that fill whole subgroups), count
+    /// nowhere in every variant, as in the CPU reference.
+    #[test]
+    fn keys_outside_the_bins_count_nowhere() {
+        let ctx = Context::new(ContextOptions::default()).expect("a Vulkan device (lavapipe in CI)");
+        let bins = 256;
+        let mut keys = reference::histogram_keys(Spread::Hot, bins, 200_003, 9, PLANTED);
+        for (i, key) in keys.iter_mut().enumerate() {
+            if i % 10 == 3 {
+                *key = bins + (i as u32 % 7) * 1000;
+            }
+            if (50_000..50_512).contains(&i) {
+                *key = u32::MAX - 1;
+            }
+        }
+        for variant in Variant::value_variants().iter().filter(|v| v.applies(Workload::Histogram)) {
+            if ctx
+                .subgroup_kernel_unsupported(variant.needs(Workload::Histogram, Leader::pick(&ctx)), WORKGROUP)
+                .is_some()
+            {
+                continue;
+            }
+            let check = histogram(&ctx, *variant, keys.clone(), bins, &[]);
+            assert!(check.passed(), "{variant:?}: {:?}", check.first);
+        }
     }
 }
