@@ -18,15 +18,21 @@ pub const HAS_PREFIX: u64 = 2;
 /// POLL_BURST; 1 on a GPU): a tile there takes tens of microseconds, longer than the
 /// `SPIN_LIMIT` rounds of one poll each last, and llvmpipe bounds a shader's loop iterations,
 /// not its unrolled polls. On lavapipe (2^20, `--bench --iters 5`) it took the single passes'
-/// stalls from most runs to none.
+/// stalls from most runs to none. 32-bit states take twice as many: their polls return sooner,
+/// and as many of them gave up more often.
 pub const CPU_POLL_BURST: u32 = 32;
 
 /// The shader defines that fix the tile-state layout (`STATE_STRIDE`, `HAS_PREFIX`,
 /// `LOOKBACK_STATE`: `word`'s), who looks back (`LOOKBACK_SUBGROUP`, and `LOOKBACK_LANES`:
 /// `lanes` from [`lookback_lanes`], 0 for narrow) and how patiently (`POLL_BURST`:
-/// [`CPU_POLL_BURST`] on a CPU device, else 1).
+/// [`CPU_POLL_BURST`] on a CPU device, twice that with 32-bit states, else 1).
 pub fn defines(ctx: &Context, lanes: u32, word: StateWord) -> Vec<(&'static str, String)> {
-    let burst = if ctx.caps().is_cpu() { CPU_POLL_BURST } else { 1 };
+    let burst = match (ctx.caps().is_cpu(), word) {
+        (false, _) => 1,
+        (true, StateWord::Tagged64) => CPU_POLL_BURST,
+        // A 32-bit poll returns sooner there: as patient, in twice the polls.
+        (true, _) => 2 * CPU_POLL_BURST,
+    };
     vec![
         ("STATE_STRIDE", format!("{STATE_STRIDE}u")),
         ("HAS_PREFIX", format!("{HAS_PREFIX}u")),
@@ -374,18 +380,19 @@ pub const STALLED: &str =
 pub const WRONG_SHAPE: u32 = 2;
 
 /// Why the results cannot be trusted when `stalled` (the control word, read back) says that a
-/// kernel built for workgroups of `workgroup` invocations (and, `lanes` > 0, a look-back
-/// subgroup of that many lanes) saw other subgroups, if it does.
+/// kernel built for full subgroups in workgroups of `workgroup` invocations (and, `lanes` > 0,
+/// a look-back subgroup of that many lanes) saw other subgroups, if it does.
 pub fn wrong_shape(stalled: u32, workgroup: u32, lanes: u32) -> Option<String> {
     if stalled & WRONG_SHAPE == 0 {
         return None;
     }
     let (size, subgroups) = ((stalled >> 8) & 0xff, (stalled >> 16) & 0xfff);
-    let built = if lanes > 0 { format!("full subgroups of {lanes} lanes") } else { "full subgroups".into() };
-    Some(format!(
-        "subgroups of {size} lanes, {subgroups} to a workgroup of {workgroup}, not full: the kernel, built for \
-         {built}, did nothing"
-    ))
+    let what = if size * subgroups != workgroup {
+        format!("subgroups of {size} lanes, {subgroups} to a workgroup of {workgroup}: not full")
+    } else {
+        format!("subgroups of {size} lanes, not the {lanes} its look-back subgroup was built for")
+    };
+    Some(format!("{what}; the kernel did nothing"))
 }
 // ANCHOR_END: shape_word
 
@@ -469,6 +476,16 @@ mod tests {
             epochs.last = word.max_epoch();
             assert_eq!((epochs.next().epoch, epochs.next().reset), (1, true));
         }
+    }
+
+    #[test]
+    fn a_wrong_shape_names_what_was_seen() {
+        assert_eq!(wrong_shape(0, 512, 8), None);
+        assert_eq!(wrong_shape(1, 512, 8), None); // a stall, not a shape
+        let partial = wrong_shape(WRONG_SHAPE | 32 << 8 | 8 << 16, 512, 0).expect("a wrong shape");
+        assert!(partial.contains("subgroups of 32 lanes, 8 to a workgroup of 512: not full"), "{partial}");
+        let other = wrong_shape(WRONG_SHAPE | 8 << 8 | 64 << 16, 512, 16).expect("a wrong shape");
+        assert!(other.contains("not the 16"), "{other}");
     }
 
     // ANCHOR: unsubmitted
