@@ -312,7 +312,12 @@ impl<'c> TileStates<'c> {
     /// wraps) zeroes the states and the two counters before `stalled` in `control` (not
     /// `stalled`, which covers every run on the buffers). A packed 32-bit state has no room for
     /// the epoch, so it is zeroed before every run. Records, changes nothing here.
-    pub fn record_start<'r>(&'r self, rec: &mut Recorder<'_, 'r>, control: &'r Buffer<'_, u32>, run: Run) -> Result<()> {
+    pub fn record_start<'r>(
+        &'r self,
+        rec: &mut Recorder<'_, 'r>,
+        control: &'r Buffer<'_, u32>,
+        run: Run,
+    ) -> Result<()> {
         if run.reset || self.word == StateWord::Packed32 {
             // Packed: the states of the run before read as ready with their counts otherwise.
             rec.fill(&self.states, 0);

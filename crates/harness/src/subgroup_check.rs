@@ -21,10 +21,13 @@ pub fn full_subgroups(ctx: &Context) -> Result<()> {
     full_subgroups_at(ctx, workgroup)?.map_err(|reason| Unsupported(reason).into())
 }
 
+/// What a self-check ran on: the context (its address), the device, the required subgroup size
+/// and the workgroup size.
+type CheckedOn = (usize, usize, Option<u32>, u32);
+
 thread_local! {
-    /// The checks run so far: (context, device, required size, workgroup) → the verdict.
-    static CHECKED: RefCell<Vec<((usize, usize, Option<u32>, u32), Result<(), String>)>> =
-        const { RefCell::new(Vec::new()) };
+    /// The checks run so far, with their verdicts.
+    static CHECKED: RefCell<Vec<(CheckedOn, Result<(), String>)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// `Err(reason)` (a SKIP) when the device's subgroups are not what it promises in a workgroup

@@ -478,7 +478,8 @@ impl<'c> Compactor<'c> {
         b.tile_states.settle(run, submitted)?;
         let control = b.control.download().context("read the counters")?;
         let (workgroup, lanes) = (self.workgroup, self.lookback_lanes);
-        let wrong_shape = |reason| Compacted { output: Vec::new(), count: 0, fell_back: false, wrong_shape: Some(reason) };
+        let wrong_shape =
+            |reason| Compacted { output: Vec::new(), count: 0, fell_back: false, wrong_shape: Some(reason) };
         if self.variant == Variant::SinglePass {
             match b.tile_states.finished(&control, harness::tiles(n, self.tile), workgroup, lanes)? {
                 Finished::Clean => {}
