@@ -301,13 +301,13 @@ impl<'c> TileStates<'c> {
         self.states.binding()
     }
 
+    // ANCHOR: next_run
     /// The next run on these states, to record: [`Self::record_start`], then its dispatch with
     /// `run.epoch`; after its submission, [`Self::settle`].
     pub fn next_run(&self) -> Run {
         self.epochs.next()
     }
 
-    // ANCHOR: record_start
     /// Record what comes before `run`'s dispatch. Its first run (and the one after the epoch
     /// wraps) zeroes the states and the two counters before `stalled` in `control` (not
     /// `stalled`, which covers every run on the buffers). A packed 32-bit state has no room for
@@ -331,7 +331,6 @@ impl<'c> TileStates<'c> {
         }
         Ok(())
     }
-    // ANCHOR_END: record_start
 
     /// After the submission that held the runs up to `last`: on success they count (the next
     /// run takes the epoch after `last`); on failure the states are in doubt and the next run
@@ -343,6 +342,7 @@ impl<'c> TileStates<'c> {
         }
         submitted
     }
+    // ANCHOR_END: next_run
 
     /// How the last run over `tiles` tiles of workgroups of `workgroup` invocations (`lanes`:
     /// its LOOKBACK_LANES) finished ([`finished`]), from the states on the device and the
