@@ -20,7 +20,8 @@
 //   - buffers `LB_WORD tile_state[]`, `uint next_tile` (tickets, counted up across runs) and
 //     `uint stalled` (set when a look-back gives up);
 //   - `uint epoch`, a push constant: the run's number since the states were zeroed, 1 to
-//     2^30 - 1 (harness::lookback::Epochs); run e takes the tickets (e - 1) × tiles on;
+//     2^30 - 1 (2^14 - 1 with LB_TWO_WORDS32; harness::lookback::Epochs); run e takes the
+//     tickets (e - 1) × tiles on;
 //   - the host defines STATE_STRIDE (64-bit words from one state to the next) and HAS_PREFIX,
 //     LOOKBACK_STATE, LOOKBACK_SUBGROUP (0 or 1) with LOOKBACK_LANES (the host's fixed
 //     subgroup size), and POLL_BURST (wait_for_predecessor's polls a round).

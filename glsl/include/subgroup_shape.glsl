@@ -9,10 +9,10 @@
 // gl_SubgroupSize in bits 8..15 and gl_NumSubgroups in bits 16..27
 // (harness::lookback::wrong_shape), and does nothing: the host SKIPs with the reason instead of
 // reading an output written with slots out of bounds.
-// The including shader declares `uint stalled`; the host defines LOOKBACK_LANES (0: any size).
+// The including shader enables GL_KHR_shader_subgroup_basic and declares `uint stalled`; the
+// host defines LOOKBACK_LANES (0: any size).
 #ifndef SUBGROUP_SHAPE_GLSL
 #define SUBGROUP_SHAPE_GLSL
-#extension GL_KHR_shader_subgroup_basic : require
 #ifndef LOOKBACK_LANES
 #define LOOKBACK_LANES 0
 #endif
