@@ -66,6 +66,10 @@ enum Variant {
 /// the default tile sizes (3584 to 12288 elements).
 const PLANTED: usize = 12_288;
 
+/// The control word `stalled` (after the single pass's next tile and tiles written), which every
+/// kernel's shape check writes to as well (glsl/include/subgroup_shape.glsl).
+const STALLED_WORD: usize = 2;
+
 /// Invocations per workgroup, unless a tile shape says otherwise.
 const WORKGROUP: u32 = 256;
 
@@ -315,6 +319,8 @@ impl<'c> Scanner<'c> {
             d.extend(args.common.fault_defines(PLANTED as u64, (PLANTED / tile as usize) as u64));
             if let Some(p) = pass {
                 d.push(("PASS", p.to_string()));
+                // Where reduce-then-scan reports a wrong subgroup shape among the control words.
+                d.push(("STALLED_WORD", STALLED_WORD.to_string()));
             }
             d
         };
@@ -335,7 +341,7 @@ impl<'c> Scanner<'c> {
             return Ok(Ok(Scanner { ctx, tile, kernels, fallback, word, workgroup, lookback_lanes }));
         }
         let kernels =
-            (1..=3).map(|pass| kernel("03_scan/reduce_then_scan.comp", Some(pass), 3)).collect::<Result<_>>()?;
+            (1..=3).map(|pass| kernel("03_scan/reduce_then_scan.comp", Some(pass), 4)).collect::<Result<_>>()?;
         Ok(Ok(Scanner { ctx, tile, kernels, fallback: None, word, workgroup, lookback_lanes }))
     }
 
@@ -376,7 +382,7 @@ impl<'c> Scanner<'c> {
             rec.barrier(Barrier::ComputeToCompute);
             return Ok(());
         }
-        let bindings = [io[0], io[1], b.partials.binding()];
+        let bindings = [io[0], io[1], b.partials.binding(), b.control.binding()];
         rec.dispatch(&self.kernels[0], &bindings, &(n as u32), grid)?;
         // Pass 1's tile sums are written before pass 2 scans them.
         rec.barrier(Barrier::ComputeToCompute);
@@ -402,20 +408,21 @@ impl<'c> Scanner<'c> {
         self.record(&mut rec, b, input.len(), run)?;
         let submitted = rec.submit_and_wait().context("the checked scan");
         b.tile_states.settle(run, submitted)?;
+        let control = b.control.download().context("read the control words")?;
+        let wrong_shape = |reason| Scanned { output: Vec::new(), fell_back: false, wrong_shape: Some(reason) };
         if self.single_pass() {
-            let control = b.control.download().context("read the counters")?;
             let tiles = harness::tiles(input.len(), self.tile);
             match b.tile_states.finished(&control, tiles, self.workgroup, self.lookback_lanes)? {
                 Finished::Clean => {}
                 Finished::Stalled => {
                     let fallback = self.fallback.as_ref().context("single-pass stalled and there is no fallback")?;
-                    let output = fallback.scan(&mut fallback.buffers(input)?, input)?.output;
-                    return Ok(Scanned { output, fell_back: true, wrong_shape: None });
+                    let redone = fallback.scan(&mut fallback.buffers(input)?, input)?;
+                    return Ok(Scanned { fell_back: true, ..redone });
                 }
-                Finished::WrongShape(reason) => {
-                    return Ok(Scanned { output: Vec::new(), fell_back: false, wrong_shape: Some(reason) })
-                }
+                Finished::WrongShape(reason) => return Ok(wrong_shape(reason)),
             }
+        } else if let Some(reason) = harness::lookback::wrong_shape(control[STALLED_WORD], self.workgroup, 0) {
+            return Ok(wrong_shape(reason));
         }
         let output = b.output.download().context("read the scan's output")?;
         Ok(Scanned { output, fell_back: false, wrong_shape: None })

@@ -384,10 +384,12 @@ impl<'c> Compactor<'c> {
                     ("EXCLUSIVE", 1),
                     ("ITEMS", items),
                     ("PASS", 2),
+                    // Where it reports a wrong subgroup shape among the control words.
+                    ("STALLED_WORD", STALLED as u32),
                 ]);
                 vec![
                     compaction("04_compaction/stable.comp", "count")?,
-                    kernel("03_scan/reduce_then_scan.comp", 3, 4, scan)?,
+                    kernel("03_scan/reduce_then_scan.comp", 4, 4, scan)?,
                     compaction("04_compaction/stable.comp", "scatter")?,
                 ]
             }
@@ -445,7 +447,7 @@ impl<'c> Compactor<'c> {
                 rec.dispatch(&self.kernels[0], &with(b.partials.binding()), &push, self.ctx.grid(tiles)?)?;
                 // Pass 1's counts are written before pass 2 scans them.
                 rec.barrier(Barrier::ComputeToCompute);
-                let scan_io = [b.input.binding(), b.output.binding(), b.partials.binding()];
+                let scan_io = [b.input.binding(), b.output.binding(), b.partials.binding(), b.control.binding()];
                 rec.dispatch(&self.kernels[1], &scan_io, &tiles, [1, 1, 1])?;
                 // Pass 2's prefixes are written before pass 3 reads them.
                 rec.barrier(Barrier::ComputeToCompute);
