@@ -470,6 +470,14 @@ mod tests {
     }
 
     #[test]
+    fn packed_counts_refuse_inputs_past_30_bits() {
+        assert_eq!(StateWord::Packed32.refuses(PACKED_MAX), None);
+        assert!(StateWord::Packed32.refuses(PACKED_MAX + 1).is_some());
+        assert_eq!(StateWord::Tagged64.refuses(u64::from(u32::MAX)), None);
+        assert_eq!(StateWord::TwoWords32.refuses(u64::from(u32::MAX)), None);
+    }
+
+    #[test]
     fn epochs_start_at_one_and_wrap_with_a_reset() {
         for word in [StateWord::Tagged64, StateWord::TwoWords32] {
             let mut epochs = Epochs::new(word);
