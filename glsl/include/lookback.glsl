@@ -76,8 +76,8 @@ uint state_flag(LB_STATE state) {
 // published with that tag (each word takes each tag once a run). Until both are in, the state
 // reads as NOT_READY and the reader polls again. (A flag published with release and read with
 // acquire, or behind an acquire fence, would order a value word before a flag word as well,
-// but llvmpipe makes any memory barrier in a polling loop a workgroup barrier, and the
-// workgroup then ends early; the tags need none.) The epoch has 14 bits here: the host zeroes
+// but on llvmpipe such an acquire in a polling loop ends the workgroup early, as if it were a
+// workgroup barrier that the other subgroups' barrier() answered; the tags need none.) The epoch has 14 bits here: the host zeroes
 // the states every 2^14 - 1 runs.
 #define LB_STATE uvec2
 const uint LB_WORDS = 2 * STATE_STRIDE;
