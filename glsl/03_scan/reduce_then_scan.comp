@@ -6,6 +6,8 @@
 // Invocation t of a workgroup owns the t-th run of ITEMS elements, t counted in subgroup order
 // (gl_SubgroupID · gl_SubgroupSize + gl_SubgroupInvocationID): the workgroup scan returns
 // prefixes in that order, and Vulkan relates it to gl_LocalInvocationID in no way.
+// First of all, the workgroup checks that its subgroups are full (subgroup_shape.glsl), as the
+// order above assumes: if not, it reports that in `stalled` and does nothing, and the host SKIPs.
 // Needs: GL_KHR_shader_subgroup_basic plus what the SCAN_* primitive needs; full subgroups.
 #version 450
 #include "tile_scan.glsl"
@@ -15,11 +17,19 @@
 
 layout(local_size_x_id = 0) in;
 layout(std430, binding = 2) buffer Partials { T partials[]; };
+// The sample's control words; `stalled` is word STALLED_WORD (host define), where a wrong
+// subgroup shape is reported.
+layout(std430, binding = 3) buffer Control { uint control_words[]; };
+#define stalled control_words[STALLED_WORD]
+#include "subgroup_shape.glsl"  // subgroup_shape_holds
 layout(push_constant) uniform Push { uint n; };  // elements (PASS 1, 3) or partials (PASS 2)
 
 const uint TILE = WORKGROUP_SIZE * ITEMS;
 
 void main() {
+    if (!subgroup_shape_holds()) {
+        return;  // not the full subgroups the order of the elements assumes (reported in `stalled`)
+    }
     uint tid = gl_SubgroupID * gl_SubgroupSize + gl_SubgroupInvocationID;
     uint tile = flat_workgroup_id();
 #if PASS != 2

@@ -8,7 +8,10 @@
 // A tile's state is one 64-bit word, tag << 32 | value bits, read and written with relaxed
 // device-scope atomics: a reader never sees a flag without the value it announces, so the
 // path needs no memory barrier. Each state has a 128-byte line of its own (STATE_STRIDE). The
-// tag holds the run's epoch (a push constant), so nothing is reset between runs.
+// tag holds the run's epoch (a push constant), so nothing is reset between runs. Without
+// 64-bit buffer atomics (or with --lookback-word 32) the state is two 32-bit words instead,
+// each with the tag in its high half above half the value's bits (LOOKBACK_STATE
+// LB_TWO_WORDS32, lookback.glsl): ready when both carry this run's tag.
 // Who looks back: with LOOKBACK_SUBGROUP (the host's default on a GPU with a fixed subgroup
 // size) the workgroup's last subgroup holds no elements and looks back from the start while
 // the others load; the last of those to finish publishes the aggregate, and whichever of the
@@ -17,15 +20,17 @@
 // If a predecessor makes no progress for SPIN_LIMIT polls (a device without forward progress
 // between workgroups), the workgroup sets `stalled` and finishes anyway; the host then discards
 // the result and falls back to reduce-then-scan (FALLBACK). It never hangs.
-// Needs: subgroup basic, arithmetic, ballot, vote, shuffle; shaderInt64 and
+// First of all, the workgroup checks that its subgroups have the shape the tile layout assumes
+// (subgroup_shape.glsl): if not, it reports that and does nothing, and the host SKIPs.
+// Needs: subgroup basic, arithmetic, ballot, vote, shuffle; full subgroups (of LOOKBACK_LANES
+// lanes, with a look-back subgroup); the 64-bit state also shaderInt64 and
 // shaderBufferInt64Atomics.
 #version 450
 #extension GL_KHR_shader_subgroup_ballot : require
 #extension GL_KHR_shader_subgroup_vote : require
 #extension GL_KHR_shader_subgroup_shuffle : require
-#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
-#extension GL_EXT_shader_atomic_int64 : require
 #extension GL_KHR_memory_scope_semantics : require
+#include "lookback_word.glsl"  // LB_WORD: the tile states' words (and the 64-bit extensions)
 #include "tile_scan.glsl"
 #include "flag_word.glsl"  // TO_BITS, FROM_BITS, SPIN_LIMIT (polls before giving up)
 #include "grid.glsl"
@@ -37,7 +42,7 @@ layout(std430, binding = 0) readonly buffer Src1 { T src1[]; };
 layout(std430, binding = 1) writeonly buffer Dst4 { T4 dst4[]; };
 layout(std430, binding = 1) writeonly buffer Dst1 { T dst1[]; };
 // Written by one workgroup and read by others during the dispatch: atomics only.
-layout(std430, binding = 2) buffer TileStates { uint64_t tile_state[]; };
+layout(std430, binding = 2) buffer TileStates { LB_WORD tile_state[]; };
 // next_tile and tiles_written count up across runs (zeroed only with the states, see
 // lookback.glsl's epoch); `stalled` is never reset, so a stall in any run of a bench is seen
 // afterwards.
@@ -50,6 +55,7 @@ layout(push_constant) uniform Push {
     uint n;
     uint epoch;  // this run's number on these states (lookback.glsl)
 };
+#include "subgroup_shape.glsl"  // subgroup_shape_holds
 
 #if LOOKBACK_SUBGROUP
 // The last subgroup (LOOKBACK_LANES invocations, the host's fixed subgroup size) holds no
@@ -112,6 +118,9 @@ void finish_tile(uint tile, T4 v[ROWS]) {
 }
 
 void main() {
+    if (!subgroup_shape_holds()) {
+        return;  // not the subgroups the tile is laid out for (reported in `stalled`)
+    }
     // The grid may hold a few workgroups more than tiles: they leave before claiming one.
     uint tiles = max((n + TILE - 1) / TILE, 1u);
     if (flat_workgroup_id() >= tiles) {

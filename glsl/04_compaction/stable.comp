@@ -23,23 +23,28 @@
 // ones likewise, reversed, to the back. With the look-back subgroup, a segment that keeps at most
 // 4 elements a lane (all its depths together) stages all of them while the look-back goes on,
 // and after it only copies them out. The last tile writes the total kept to kept_count.
-// Needs: subgroup basic, arithmetic, ballot, vote; MODE_SINGLE_PASS also shaderInt64 and
-// shaderBufferInt64Atomics.
+// First of all, the workgroup checks that its subgroups have the shape the slices and segments
+// assume (subgroup_shape.glsl): if not, it reports that in `stalled` and does nothing, and the
+// host SKIPs. MODE_SINGLE_PASS's tile state is one 64-bit word, or without 64-bit buffer
+// atomics (or with --lookback-word 32) a 32-bit word of a 2-bit flag and a 30-bit count, which
+// has no room for the epoch: the host zeroes those states before every run (lookback.glsl).
+// Needs: subgroup basic, arithmetic, ballot, vote; full subgroups (of LOOKBACK_LANES lanes, with
+// a look-back subgroup); the 64-bit state also shaderInt64 and shaderBufferInt64Atomics.
 #version 450
 #extension GL_KHR_shader_subgroup_ballot : require
 #extension GL_KHR_shader_subgroup_vote : require
-#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
-#extension GL_EXT_shader_atomic_int64 : require
 #extension GL_KHR_memory_scope_semantics : require
+#include "lookback_word.glsl"  // LB_WORD: the tile states' words (and the 64-bit extensions)
 #define TYPE_U32 1  // tile_scan.glsl's T: the scans here count kept elements
 #define SCAN_INTRINSIC 1
 #define EXCLUSIVE 0
 #include "tile_scan.glsl"
 #include "predicate.glsl"
+#include "subgroup_shape.glsl"  // subgroup_shape_holds
 
 layout(local_size_x_id = 0) in;
 #if MODE_SINGLE_PASS
-layout(std430, binding = 4) buffer TileStates { uint64_t tile_state[]; };
+layout(std430, binding = 4) buffer TileStates { LB_WORD tile_state[]; };
 #include "flag_word.glsl"  // SPIN_LIMIT, TO_BITS / FROM_BITS of T (uint)
 #define LB_T uint
 #define LB_TO_BITS(x) (x)
@@ -178,6 +183,9 @@ uint row_bits(uint kept_bits[(ROWS * DEPTH + 7) / 8], uint r) {
 }
 
 void main() {
+    if (!subgroup_shape_holds()) {
+        return;  // not the subgroups the slices and segments are laid out for (reported in `stalled`)
+    }
     uint tiles = max((n + TILE - 1) / TILE, 1u);
     if (flat_workgroup_id() >= tiles) {
         return;  // past the tiles (the grid may hold a few more workgroups)

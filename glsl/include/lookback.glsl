@@ -1,57 +1,139 @@
 // lookback.glsl — decoupled look-back over tile states, shared by 03's single-pass scan and 04's
-// stable compaction. A tile's state is one 64-bit word, tag << 32 | value bits, published with
-// a relaxed device-scope atomicMax and loaded with a relaxed device-scope atomicLoad, so a
-// reader never sees a flag without its value.
-// The tag is epoch << 2 | flag: each run has a new epoch, so the states of earlier runs read as
-// NOT_READY and nothing is reset between runs (no fill, no barrier before the dispatch; only
-// the first run on a set of buffers, and one when the epoch wraps, zeroes them).
-// The including shader declares, before including this file:
+// stable compaction. A tile's state holds a flag (NOT_READY, HAS_AGGREGATE, HAS_PREFIX) and a
+// value, in one of three layouts (the host's LOOKBACK_STATE, lookback_word.glsl), each read so
+// that a reader never takes a flag without its value:
+//   LB_TAGGED64 (the default where the device has 64-bit buffer atomics): one 64-bit word,
+//     tag << 32 | value bits, published with a relaxed device-scope atomicMax and loaded with a
+//     relaxed device-scope atomicLoad;
+//   LB_TWO_WORDS32 (03 without 64-bit atomics): two 32-bit words, each a 16-bit tag above one
+//     half of the value's bits, each published with its own relaxed atomicMax; the state is
+//     ready when both words carry the same tag (a 14-bit epoch);
+//   LB_PACKED32 (04 without 64-bit atomics): one 32-bit word, flag << 30 | count, relaxed as
+//     the 64-bit word. No room for an epoch: the host zeroes the states before every run
+//     (harness::lookback::TileStates::record_start), and counts stop at 2^30 - 1.
+// The tag of the first two is epoch << 2 | flag: each run has a new epoch, so the states of
+// earlier runs read as NOT_READY and nothing is reset between runs (no fill, no barrier before
+// the dispatch; only the first run on a set of buffers, and one when the epoch wraps, zeroes them).
+// The including shader includes lookback_word.glsl first, then declares, before including this file:
 //   - LB_T, the value type summed over tiles, with LB_TO_BITS(x) / LB_FROM_BITS(b) (its bits
 //     as a uint and back; flag_word.glsl's TO_BITS / FROM_BITS for the element type T);
-//   - buffers `uint64_t tile_state[]`, `uint next_tile` (tickets, counted up across runs) and
+//   - buffers `LB_WORD tile_state[]`, `uint next_tile` (tickets, counted up across runs) and
 //     `uint stalled` (set when a look-back gives up);
 //   - `uint epoch`, a push constant: the run's number since the states were zeroed, 1 to
-//     2^30 - 1 (harness::lookback::Epochs); run e takes the tickets (e - 1) × tiles on;
-//   - the host defines STATE_STRIDE (words from one state to the next) and HAS_PREFIX,
-//     LOOKBACK_SUBGROUP (0 or 1) with LOOKBACK_LANES (the host's fixed subgroup size), and
-//     POLL_BURST (wait_for_predecessor's polls a round).
-// Needs: subgroup basic, arithmetic, ballot, vote; shaderInt64, shaderBufferInt64Atomics.
+//     2^30 - 1 (2^14 - 1 with LB_TWO_WORDS32; harness::lookback::Epochs); run e takes the
+//     tickets (e - 1) × tiles on;
+//   - the host defines STATE_STRIDE (64-bit words from one state to the next) and HAS_PREFIX,
+//     LOOKBACK_STATE, LOOKBACK_SUBGROUP (0 or 1) with LOOKBACK_LANES (the host's fixed
+//     subgroup size), and POLL_BURST (wait_for_predecessor's polls a round).
+// Needs: subgroup basic, arithmetic, ballot, vote; LB_TAGGED64 also shaderInt64 and
+// shaderBufferInt64Atomics.
 #ifndef LOOKBACK_GLSL
 #define LOOKBACK_GLSL
+#include "lookback_word.glsl"  // LB_TAGGED64, LB_TWO_WORDS32, LB_PACKED32
 #include "fault.glsl"  // fault_drops: --inject-fault drop-workgroup drops a tile's sum
 const uint NOT_READY = 0;      // no state of this run's epoch yet
 const uint HAS_AGGREGATE = 1;  // the value is the sum of the tile alone
 // HAS_PREFIX (host define, 2): the value is the sum of tiles 0..t
 
 // ANCHOR: state
-// Tile t's state is tile_state[t * STATE_STRIDE]: 16 words of 8 bytes, one state per 128-byte
-// cache line, so the hundreds of workgroups polling the newest states spread over many lines
-// (and L2 slices) instead of crowding the one or two lines that would hold them all packed.
-// STATE_STRIDE is a host define (16), so that the host reads the states with the same stride.
-// A state is published with atomicMax, not a store: within a run a tile's word only grows
+// Tile t's state starts at tile_state[t * LB_WORDS]: 128 bytes (STATE_STRIDE words of 8 bytes),
+// one state per cache line, so the hundreds of workgroups polling the newest states spread over
+// many lines (and L2 slices) instead of crowding the one or two lines that would hold them all
+// packed. STATE_STRIDE is a host define (16), so that the host reads the states with the same stride.
+// A flag is published with atomicMax, not a store: within a run a tile's flag only grows
 // (NOT_READY < HAS_AGGREGATE < HAS_PREFIX above the value bits, and an earlier run's epoch below
-// this run's: the host zeroes the states when the epoch wraps), so whichever of a tile's two publishes lands last, the word ends with the prefix.
+// this run's: the host zeroes the states when the epoch wraps), so whichever of a tile's two
+// publishes lands last, the state ends with the prefix.
 // Two invocations may publish one tile (publish_prefix_once) with nothing ordering their
 // stores to buffer memory.
+#if LOOKBACK_STATE == LB_TAGGED64
+#define LB_STATE uint64_t
+const uint LB_WORDS = STATE_STRIDE;
 void publish(uint tile, uint flag, LB_T value) {
     uint64_t state = (uint64_t((epoch << 2) | flag) << 32) | uint64_t(LB_TO_BITS(value));
-    atomicMax(tile_state[tile * STATE_STRIDE], state, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+    atomicMax(tile_state[tile * LB_WORDS], state, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
 }
 
 // Tiles before the first hold an inclusive prefix of 0.
-uint64_t read_state(int tile) {
+LB_STATE read_state(int tile) {
     if (tile < 0) {
         return uint64_t((epoch << 2) | HAS_PREFIX) << 32;
     }
-    return atomicLoad(tile_state[tile * STATE_STRIDE], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+    return atomicLoad(tile_state[tile * LB_WORDS], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
 }
 // A state's flag in this run: NOT_READY if it was published in another epoch.
-uint state_flag(uint64_t state) {
+uint state_flag(LB_STATE state) {
     uint tag = uint(state >> 32);
     return tag >> 2 == epoch ? tag & 3u : NOT_READY;
 }
-#define FLAG(state) state_flag(state)
 #define VALUE(state) LB_FROM_BITS(uint(state))
+#elif LOOKBACK_STATE == LB_TWO_WORDS32
+// ANCHOR: two_words
+// Two 32-bit words, each a 16-bit tag (epoch << 2 | flag) above one half of the value's bits:
+// word 0 the low half, word 1 the high half. Each word is published with its own relaxed
+// atomicMax, as the 64-bit word is, and carries its own tag, so no ordering between the two
+// is needed: a reader that finds the same tag in both has both halves of the one value
+// published with that tag (each word takes each tag once a run). Until both are in, the state
+// reads as NOT_READY and the reader polls again. (A flag published with release and read with
+// acquire, or behind an acquire fence, would order a value word before a flag word as well,
+// but on llvmpipe such an acquire in a polling loop ends the workgroup early, as if it were a
+// workgroup barrier that the other subgroups' barrier() answered; the tags need none.) The epoch has 14 bits here: the host zeroes
+// the states every 2^14 - 1 runs.
+#define LB_STATE uvec2
+const uint LB_WORDS = 2 * STATE_STRIDE;
+void publish(uint tile, uint flag, LB_T value) {
+    uint at = tile * LB_WORDS;
+    uint tag = ((epoch << 2) | flag) << 16;
+    uint bits = LB_TO_BITS(value);
+    atomicMax(tile_state[at], tag | (bits & 0xffffu), gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+    atomicMax(tile_state[at + 1], tag | (bits >> 16), gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+}
+
+// Tiles before the first hold an inclusive prefix of 0.
+LB_STATE read_state(int tile) {
+    if (tile < 0) {
+        uint tag = ((epoch << 2) | HAS_PREFIX) << 16;
+        return uvec2(tag, tag);
+    }
+    uint at = uint(tile) * LB_WORDS;
+    return uvec2(atomicLoad(tile_state[at], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed),
+                 atomicLoad(tile_state[at + 1], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed));
+}
+// A state's flag in this run: NOT_READY if it was published in another epoch, or if one of its
+// words still holds an earlier tag than the other.
+uint state_flag(LB_STATE state) {
+    uint tag = state.x >> 16;
+    return tag == state.y >> 16 && tag >> 2 == epoch ? tag & 3u : NOT_READY;
+}
+#define VALUE(state) LB_FROM_BITS(((state).x & 0xffffu) | ((state).y << 16))
+// ANCHOR_END: two_words
+#else
+// ANCHOR: packed
+// One 32-bit word, flag << 30 | count, zeroed by the host before every run (no epoch: a word
+// of the run before would read as ready). The host refuses inputs whose counts could pass
+// 2^30 - 1, which would reach the flag's bits.
+#define LB_STATE uint
+const uint LB_WORDS = 2 * STATE_STRIDE;
+const uint LB_COUNT_MASK = (1u << 30) - 1u;
+void publish(uint tile, uint flag, LB_T value) {
+    uint state = (flag << 30) | LB_TO_BITS(value);
+    atomicMax(tile_state[tile * LB_WORDS], state, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+}
+
+// Tiles before the first hold an inclusive prefix of 0.
+LB_STATE read_state(int tile) {
+    if (tile < 0) {
+        return HAS_PREFIX << 30;
+    }
+    return atomicLoad(tile_state[tile * LB_WORDS], gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
+}
+uint state_flag(LB_STATE state) {
+    return state >> 30;
+}
+#define VALUE(state) LB_FROM_BITS((state) & LB_COUNT_MASK)
+// ANCHOR_END: packed
+#endif
+#define FLAG(state) state_flag(state)
 // ANCHOR_END: state
 
 shared uint claimed_tile;
@@ -125,7 +207,7 @@ LB_T subgroup_look_back(uint tile) {
     bool resolved = false;
     LB_T before = LB_T(0);
     while (true) {
-        uint64_t state = read_state(newest - int(lane));
+        LB_STATE state = read_state(newest - int(lane));
         uint flag = FLAG(state);
         bool found = subgroupAny(flag == HAS_PREFIX);
         // The closest predecessor with a full prefix ends the look-back.

@@ -42,6 +42,24 @@ const ALTERNATE_PATHS: &[(&str, &[&str])] = &[
     ("02_reduce", &["--bench", "--variant", "fast", "--fast-result", "atomic", "--size", "1000003", "--iters", "3"]),
     // Several tiles over many runs on the same tile states: every epoch after the first.
     ("03_scan", &["--bench", "--size", "100003", "--iters", "3"]),
+    // The 32-bit look-backs with the look-back subgroup (lavapipe's default is narrow), over
+    // many runs, and 04's tiles two loads deep.
+    (
+        "03_scan",
+        &[
+            "--bench",
+            "--variant=single-pass",
+            "--lookback=subgroup",
+            "--lookback-word=32",
+            "--size=100003",
+            "--iters=3",
+        ],
+    ),
+    (
+        "04_compaction",
+        &["--variant=single-pass", "--lookback=subgroup", "--lookback-word=32", "--depth=2", "--size=100003"],
+    ),
+    ("04_compaction", &["--bench", "--variant=single-pass", "--lookback-word=32", "--size=100003", "--iters=3"]),
     // 04's single pass with the look-back lavapipe's default (narrow) does not take, and over many runs.
     ("04_compaction", &["--variant", "single-pass", "--lookback", "subgroup"]),
     // ... and its tiles two loads deep, which by default only inputs of 2^25 elements or more take.
@@ -52,6 +70,14 @@ const ALTERNATE_PATHS: &[(&str, &[&str])] = &[
 /// The scan's look-back by the first subgroup after the tile scan: of the alternate paths, the
 /// one also run at every lavapipe width.
 const LOOKBACK_NARROW: (&str, &[&str]) = ("03_scan", &["--variant", "single-pass", "--lookback", "narrow"]);
+
+/// The single passes as on a device without 64-bit buffer atomics (their 32-bit look-backs: 03's
+/// two tagged words, 04's flag and count in one word), run at the default subgroup size and at
+/// every lavapipe width, at one size of many tiles with a partial last one.
+const WITHOUT_INT64_ATOMICS: &[(&str, &[&str])] = &[
+    ("03_scan", &["--variant", "single-pass", "--without-features", "int64-atomics", "--size", "1000003"]),
+    ("04_compaction", &["--variant", "single-pass", "--without-features", "int64-atomics", "--size", "300007"]),
+];
 
 /// A lavapipe subgroup size other than its default 8: lavapipe's subgroup is LLVM's native
 /// vector width in 32-bit lanes, set with `LP_NATIVE_VECTOR_WIDTH`.
@@ -64,7 +90,7 @@ struct LavapipeWidth {
 }
 
 /// The subgroup sizes that `test` adds on lavapipe, each for every sample's default run (but
-/// 00_properties') plus [`LOOKBACK_NARROW`].
+/// 00_properties') plus [`LOOKBACK_NARROW`] and [`WITHOUT_INT64_ATOMICS`].
 const LAVAPIPE_WIDTHS: &[LavapipeWidth] = &[
     LavapipeWidth { label: "sg4", subgroup_size: 4, vector_width: "128" },
     LavapipeWidth { label: "sg16", subgroup_size: 16, vector_width: "512" },
@@ -299,9 +325,10 @@ impl Job<'_> {
     }
 }
 
-/// The samples step of `cargo xtask test`: builds, then runs every sample and the
-/// `ALTERNATE_PATHS` with `--validate --json`, and on lavapipe also every
-/// sample's default run and [`LOOKBACK_NARROW`] at the [`LAVAPIPE_WIDTHS`]. Each run is judged
+/// The samples step of `cargo xtask test`: builds, then runs every sample, the
+/// `ALTERNATE_PATHS` and [`WITHOUT_INT64_ATOMICS`] with `--validate --json`, and on lavapipe
+/// also every sample's default run, [`LOOKBACK_NARROW`] and [`WITHOUT_INT64_ATOMICS`] at the
+/// [`LAVAPIPE_WIDTHS`]. Each run is judged
 /// by its exit code and its document ([`judge_validation`]).
 pub fn validate_all(samples: &Samples, device: Option<&Device>) -> Result {
     let on_lavapipe = device.is_some_and(|d| d.lavapipe);
@@ -321,7 +348,7 @@ fn validation_jobs(names: &[String], on_lavapipe: bool) -> Vec<Job<'_>> {
     for name in names {
         jobs.push(Job { name, args: Vec::new(), width: None });
     }
-    for (name, args) in ALTERNATE_PATHS {
+    for (name, args) in ALTERNATE_PATHS.iter().chain(WITHOUT_INT64_ATOMICS) {
         if let Some(name) = present(name) {
             jobs.push(Job { name, args: to_args(args), width: None });
         }
@@ -331,9 +358,10 @@ fn validation_jobs(names: &[String], on_lavapipe: bool) -> Vec<Job<'_>> {
             for name in names.iter().filter(|name| *name != PROPERTIES) {
                 jobs.push(Job { name, args: Vec::new(), width: Some(width) });
             }
-            let (name, args) = LOOKBACK_NARROW;
-            if let Some(name) = present(name) {
-                jobs.push(Job { name, args: to_args(args), width: Some(width) });
+            for (name, args) in std::iter::once(&LOOKBACK_NARROW).chain(WITHOUT_INT64_ATOMICS) {
+                if let Some(name) = present(name) {
+                    jobs.push(Job { name, args: to_args(args), width: Some(width) });
+                }
             }
         }
     }
@@ -571,15 +599,25 @@ mod tests {
             ["00_properties", "01_hello_subgroup", "02_reduce", "03_scan"].map(String::from).into();
         let labels = |jobs: Vec<Job>| jobs.iter().map(Job::label).collect::<Vec<_>>();
         let default_width = labels(validation_jobs(&names, false));
-        let alternates = ALTERNATE_PATHS.iter().filter(|(name, _)| names.iter().any(|n| n == name)).count();
+        let present =
+            |paths: &[(&str, &[&str])]| paths.iter().filter(|(name, _)| names.iter().any(|n| n == name)).count();
+        let alternates = present(ALTERNATE_PATHS);
         assert!(alternates < ALTERNATE_PATHS.len(), "the list leaves 04_compaction's paths out");
-        assert_eq!(default_width.len(), names.len() + alternates);
+        let without_int64 = present(WITHOUT_INT64_ATOMICS);
+        assert_eq!(without_int64, 1, "03_scan's, not 04_compaction's");
+        assert_eq!(default_width.len(), names.len() + alternates + without_int64);
         assert_eq!(default_width[..4], names[..]);
         assert!(default_width.iter().all(|label| !label.contains("[sg")));
 
         let lavapipe = labels(validation_jobs(&names, true));
         let at = |width: &str| lavapipe.iter().filter(|label| label.ends_with(width)).cloned().collect::<Vec<_>>();
-        let subset = ["01_hello_subgroup", "02_reduce", "03_scan", "03_scan --variant single-pass --lookback narrow"];
+        let subset = [
+            "01_hello_subgroup",
+            "02_reduce",
+            "03_scan",
+            "03_scan --variant single-pass --lookback narrow",
+            "03_scan --variant single-pass --without-features int64-atomics --size 1000003",
+        ];
         assert_eq!(at(" [sg4]"), subset.map(|label| format!("{label} [sg4]")));
         assert_eq!(at(" [sg16]"), subset.map(|label| format!("{label} [sg16]")));
         assert_eq!(lavapipe.len(), default_width.len() + 2 * subset.len());

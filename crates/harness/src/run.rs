@@ -39,6 +39,13 @@ impl Fault {
     }
 }
 
+/// A device feature that `--without-features` can hide.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Feature {
+    /// `shaderBufferInt64Atomics`: 64-bit atomics on storage buffers.
+    Int64Atomics,
+}
+
 /// The flags every sample shares. Samples flatten this into their own clap struct.
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct CommonArgs {
@@ -78,6 +85,10 @@ pub struct CommonArgs {
     /// to exercise fallbacks and SKIP paths on a device that has them.
     #[arg(long, value_delimiter = ',')]
     pub without_ops: Vec<String>,
+    /// Pretend the device lacks these features (`int64-atomics`: shaderBufferInt64Atomics), to
+    /// exercise the paths for devices without them on a device that has them.
+    #[arg(long, value_enum, value_delimiter = ',')]
+    pub without_features: Vec<Feature>,
     /// Print each kernel's driver statistics (registers, spills, …) where the device offers
     /// VK_KHR_pipeline_executable_properties (NVIDIA does; lavapipe 22.3 does not).
     #[arg(long)]
@@ -178,6 +189,7 @@ impl CommonArgs {
             subgroup_size: self.subgroup_size,
             pipeline_statistics: self.pipeline_stats,
             hidden_ops,
+            hide_int64_atomics: self.without_features.contains(&Feature::Int64Atomics),
             ..Default::default()
         })
     }
@@ -229,6 +241,9 @@ pub fn run_sample<A: SampleArgs>(sample: &str, run: impl FnOnce(&Context, &A, &m
         let ctx = Context::new(common.context_options()?)?;
         for name in &common.without_ops {
             out(format!("pretending the device lacks {name} subgroup operations"));
+        }
+        for feature in &common.without_features {
+            out(format!("pretending the device lacks {}", crate::value_name(*feature)));
         }
         let validation = ctx.validation_counter();
         out(device_line(&ctx));
@@ -334,6 +349,15 @@ pub struct TileArgs {
     /// single-pass: who looks back over the predecessors' states.
     #[arg(long, value_enum, default_value_t = crate::lookback::Lookback::Auto)]
     pub lookback: crate::lookback::Lookback,
+    /// single-pass: the width of the tile-state words (default: 64 where the device has 64-bit
+    /// buffer atomics, else 32).
+    #[arg(long, value_enum)]
+    pub lookback_word: Option<crate::lookback::LookbackWord>,
+    /// single-pass with the look-back subgroup: build for subgroups of this many lanes whatever
+    /// the device's size, to see the kernel's own check of its subgroups catch a difference
+    /// (a SKIP, never a wrong result).
+    #[arg(long, hide = true)]
+    pub assume_lookback_lanes: Option<u32>,
 }
 
 impl TileArgs {
@@ -349,8 +373,13 @@ impl TileArgs {
     /// total: no partial subgroups), the items a multiple of 4 (16-byte loads) up to `max_items`.
     /// `--lookback` only where a single pass runs (`single_pass_runs`).
     pub fn check(&self, ctx: &Context, max_items: u32, single_pass_runs: bool) -> Result<()> {
-        if self.lookback != crate::lookback::Lookback::Auto && !single_pass_runs {
-            return vk_compute::setup_error("--lookback changes the single pass only: add --variant single-pass");
+        let single_pass_options = self.lookback != crate::lookback::Lookback::Auto
+            || self.lookback_word.is_some()
+            || self.assume_lookback_lanes.is_some();
+        if single_pass_options && !single_pass_runs {
+            return vk_compute::setup_error(
+                "--lookback, --lookback-word and --assume-lookback-lanes change the single pass only: add --variant single-pass",
+            );
         }
         let largest = ctx.caps().subgroup_size_range().1;
         if let Some(w) = self.workgroup.filter(|&w| w == 0 || !w.is_multiple_of(largest)) {

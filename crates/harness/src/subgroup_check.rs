@@ -6,21 +6,51 @@
 //! `gl_SubgroupSize` of 32) makes the sample SKIP with the reason instead of FAIL or crash.
 
 use anyhow::{Context as _, Result};
+use std::cell::RefCell;
 use std::collections::BTreeSet;
 use vk_compute::{Barrier, Buffer, Context, Kernel, KernelDesc, Recorder, Unsupported};
 
 /// Words the shader writes per invocation: size, subgroups, subgroup ID, lane, lanes counted.
 const WORDS: usize = 5;
 
-/// `Err(Unsupported)` (a SKIP) when the device's subgroups are not what it promises.
+/// `Err(Unsupported)` (a SKIP) when the device's subgroups are not what it promises in the
+/// samples' usual workgroup (256 invocations, or one subgroup of the largest size).
 pub fn full_subgroups(ctx: &Context) -> Result<()> {
-    // The samples' usual workgroup, or one subgroup of the largest size if that is larger.
     let largest = ctx.caps().subgroup_size_range().1.max(1);
     let workgroup = 256u32.next_multiple_of(largest).min(ctx.caps().max_workgroup_invocations);
-    if ctx.partial_subgroups(workgroup).is_some() {
+    full_subgroups_at(ctx, workgroup)?.map_err(|reason| Unsupported(reason).into())
+}
+
+/// What a self-check ran on: the context (its address), the device, the required subgroup size
+/// and the workgroup size.
+type CheckedOn = (usize, usize, Option<u32>, u32);
+
+thread_local! {
+    /// The checks run so far, with their verdicts.
+    static CHECKED: RefCell<Vec<(CheckedOn, Result<(), String>)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `Err(reason)` (a SKIP) when the device's subgroups are not what it promises in a workgroup
+/// of `workgroup` invocations: a kernel that lays its work out by subgroup calls it for the
+/// size it dispatches (03 and 04 run 512), since a driver may form subgroups differently in a
+/// larger workgroup. Run once a size and context.
+pub fn full_subgroups_at(ctx: &Context, workgroup: u32) -> Result<Result<(), String>> {
+    let key = (std::ptr::from_ref(ctx) as usize, ctx.caps().index, ctx.options.subgroup_size, workgroup);
+    if let Some(verdict) = CHECKED.with(|c| c.borrow().iter().find(|(k, _)| *k == key).map(|(_, v)| v.clone())) {
+        return Ok(verdict);
+    }
+    let verdict = check_at(ctx, workgroup)?;
+    CHECKED.with(|c| c.borrow_mut().push((key, verdict.clone())));
+    Ok(verdict)
+}
+
+/// One run of the self-check at `workgroup` invocations.
+fn check_at(ctx: &Context, workgroup: u32) -> Result<Result<(), String>> {
+    let largest = ctx.caps().subgroup_size_range().1.max(1);
+    if ctx.partial_subgroups(workgroup).is_some() || !workgroup.is_multiple_of(largest) {
         // Partial subgroups are legal here: nothing to hold the driver to. The samples' variants
         // that need full subgroups SKIP by themselves (Context::partial_subgroups).
-        return Ok(());
+        return Ok(Ok(()));
     }
     let desc = KernelDesc {
         shader: "common/subgroup_check.comp",
@@ -42,15 +72,14 @@ pub fn full_subgroups(ctx: &Context) -> Result<()> {
         (Some(size), Some(&seen)) if size != seen => Some(format!("gl_SubgroupSize {seen} where {size} is promised")),
         _ => broken_promise(&words, workgroup),
     };
-    match broken {
+    Ok(match broken {
         None => Ok(()),
-        Some(what) => Err(Unsupported(format!(
-            "{}'s subgroups break its own promises ({what}), so no subgroup result here could be trusted \
-             (lavapipe does this at LP_NATIVE_VECTOR_WIDTH >= 1024)",
+        Some(what) => Err(format!(
+            "{}'s subgroups break its own promises in workgroups of {workgroup} ({what}), so no subgroup result \
+             here could be trusted (lavapipe does this at LP_NATIVE_VECTOR_WIDTH >= 1024)",
             ctx.caps().name
-        ))
-        .into()),
-    }
+        )),
+    })
 }
 
 /// What is wrong with the subgroups one workgroup of `workgroup` invocations reported, if anything.

@@ -39,6 +39,10 @@ pub struct ContextOptions {
     /// fallbacks and SKIP paths can be exercised on a device that has them: see
     /// [`Context::subgroup_ops`]. The capabilities themselves stay as the device reported them.
     pub hidden_ops: u32,
+    /// Pretend the device lacks `shaderBufferInt64Atomics`: the feature is neither reported in
+    /// [`Context::caps`] nor enabled, so the paths for devices without it run (and the
+    /// validation layer reports any use of it).
+    pub hide_int64_atomics: bool,
 }
 
 impl Default for ContextOptions {
@@ -51,6 +55,7 @@ impl Default for ContextOptions {
             cooperative_matrix: false,
             pipeline_statistics: false,
             hidden_ops: 0,
+            hide_int64_atomics: false,
         }
     }
 }
@@ -501,7 +506,10 @@ impl Context {
                 .map(|(i, &pd)| query_caps(&entry, &instance, api_version, pd, i))
                 .collect::<Result<_>>()?;
             let index = pick_device(&all, options.device_index)?;
-            let caps = all[index].clone();
+            let mut caps = all[index].clone();
+            if options.hide_int64_atomics {
+                caps.buffer_int64_atomics = false;
+            }
             if caps.raw_api_version < vk::API_VERSION_1_1 {
                 return setup_error(format!(
                     "device {} ({}) only offers Vulkan {}; the suite needs 1.1",

@@ -7,12 +7,17 @@
 //! plus a scan of the subgroup totals (chunked, so 32 subgroups of 8 lanes work). Device level:
 //! each primitive runs inside the portable three-pass reduce-then-scan; `single-pass` is the
 //! chained scan with decoupled look-back, which falls back to reduce-then-scan (and says
-//! FALLBACK) if workgroups make no progress. Every output element is checked exactly: f32
-//! inputs are small integers whose prefix sums are exact in f32 in any order.
+//! FALLBACK) if workgroups make no progress. Its tile states are one 64-bit word each where the
+//! device has 64-bit buffer atomics, else (or with `--lookback-word 32`) two 32-bit words, the
+//! flag published with release after its value. A single pass whose workgroups see other
+//! subgroups than it was built for does nothing and SKIPs with the reason. Every output element
+//! is checked exactly: f32 inputs are small integers whose prefix sums are exact in f32 in any
+//! order.
 //! Run: `cargo run --release --bin 03_scan [-- --bench] [--variant single-pass]`
 
 use anyhow::{Context as _, Result};
 use clap::{Parser, ValueEnum};
+use harness::lookback::{Finished, Run, StateWord};
 use harness::reference::{self, F32OrU32};
 use harness::{or_all, Bench, Report};
 use std::process::ExitCode;
@@ -60,6 +65,10 @@ enum Variant {
 /// neighbour (so a read shifted by one changes the scan): in tile 1 to 3 of every variant at
 /// the default tile sizes (3584 to 12288 elements).
 const PLANTED: usize = 12_288;
+
+/// The control word `stalled` (after the single pass's next tile and tiles written), which every
+/// kernel's shape check writes to as well (glsl/include/subgroup_shape.glsl).
+const STALLED_WORD: usize = 2;
 
 /// Invocations per workgroup, unless a tile shape says otherwise.
 const WORKGROUP: u32 = 256;
@@ -148,13 +157,23 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
         let mut scanners = Vec::new();
         for &exclusive in &modes {
             for &variant in &variants {
-                let name = variant_name(variant, ty, exclusive);
+                let mut name = variant_name(variant, ty, exclusive);
+                // The single pass's tile states: one 64-bit word where the device has 64-bit
+                // atomics, else (or with --lookback-word 32) a flag word and value words.
+                let word = if variant == Variant::SinglePass {
+                    let chosen = harness::lookback::state_word(ctx, args.tile.lookback_word, StateWord::TwoWords32);
+                    let Some(word) = report.skip_unless(&name, chosen) else { continue };
+                    name.push_str(word.label());
+                    word
+                } else {
+                    StateWord::Tagged64
+                };
                 // One fallback for every tile shape of the single pass.
                 let fallback = match variant {
                     Variant::SinglePass => {
                         let workgroup = args.tile.workgroup_or(ctx, WORKGROUP);
                         let shape = TileShape { workgroup, ..REDUCE_THEN_SCAN_TILE };
-                        Scanner::new(ctx, Variant::Intrinsic, ty, exclusive, shape, None, args)?.map(Rc::new).ok()
+                        Scanner::new(ctx, Variant::Intrinsic, ty, exclusive, shape, word, None, args)?.map(Rc::new).ok()
                     }
                     _ => None,
                 };
@@ -163,7 +182,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                     tile_shapes(variant, &args.tile, ctx),
                     |shape| format!("{name}, {} × {} items", shape.workgroup, shape.items),
                     |scanner: &Scanner| &scanner.kernels,
-                    |&shape| Scanner::new(ctx, variant, ty, exclusive, shape, fallback.clone(), args),
+                    |&shape| Scanner::new(ctx, variant, ty, exclusive, shape, word, fallback.clone(), args),
                 )?;
                 if !shapes.is_empty() {
                     scanners.push((name, exclusive, shapes));
@@ -179,9 +198,23 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                 let Some(scanner) = harness::for_size(shapes, n) else { continue };
                 args.common.check_fault_reach(name, input.len() as u64, scanner.tile, PLANTED)?;
                 let mut b = scanner.buffers(&input)?;
-                let timed = Bench::time_if(bench.as_ref(), ctx, |rec| scanner.record(rec, &b, input.len()))?;
+                // Each timed run takes the next epoch; they count once their submission completed.
+                let (mut run, mut last) = (b.tile_states.next_run(), None);
+                let timed = Bench::time_if(bench.as_ref(), ctx, |rec| {
+                    scanner.record(rec, &b, input.len(), run)?;
+                    (last, run) = (Some(run), run.next());
+                    Ok(())
+                });
+                let timed = match last {
+                    Some(last) => b.tile_states.settle(last, timed)?,
+                    None => timed?,
+                };
                 // The checked run: the output poisoned first, then one scan (or its fallback).
                 let scanned = scanner.scan(&mut b, &input).with_context(|| format!("{name} n={n}"))?;
+                if let Some(reason) = &scanned.wrong_shape {
+                    report.skip(&format!("{name} n={n}"), reason);
+                    continue;
+                }
                 let result = reference::check_scan(ty.into(), *exclusive, &input, &scanned.output);
                 let redone_by = scanned.fell_back.then_some("reduce-then-scan");
                 // One read and one write of every element.
@@ -207,6 +240,12 @@ struct Scanner<'c> {
     kernels: Vec<Kernel<'c>>,
     /// single-pass only: the reduce-then-scan to fall back to when workgroups stall.
     fallback: Option<Rc<Scanner<'c>>>,
+    /// single-pass only: how a tile's state is held.
+    word: StateWord,
+    /// Invocations per workgroup, and the look-back subgroup's lanes (0: narrow): the subgroup
+    /// shape the kernel is built for.
+    workgroup: u32,
+    lookback_lanes: u32,
 }
 
 /// Device buffers for one input.
@@ -222,21 +261,26 @@ struct Buffers<'c> {
     control: Buffer<'c, u32>,
 }
 
-/// What a scan produced: the output, and whether the single pass fell back.
+/// What a scan produced: the output, and whether the single pass fell back; or why the single
+/// pass did nothing (its workgroups saw other subgroups than it was built for).
 struct Scanned {
     output: Vec<u32>,
     fell_back: bool,
+    wrong_shape: Option<String>,
 }
 
 impl<'c> Scanner<'c> {
-    /// The pipelines of `variant` with tiles of `shape`; `fallback`, for the single pass, is
-    /// the reduce-then-scan it falls back to.
+    /// The pipelines of `variant` with tiles of `shape` (and, for the single pass, tile states
+    /// held as `word` says); `fallback`, for the single pass, is the reduce-then-scan it falls
+    /// back to.
+    #[allow(clippy::too_many_arguments)]
     fn new(
         ctx: &'c Context,
         variant: Variant,
         ty: F32OrU32,
         exclusive: bool,
         shape: TileShape,
+        word: StateWord,
         fallback: Option<Rc<Scanner<'c>>>,
         args: &Args,
     ) -> Result<Result<Self, String>> {
@@ -257,7 +301,7 @@ impl<'c> Scanner<'c> {
         let single_pass = variant == Variant::SinglePass;
         // Also SKIPs a workgroup with a partial subgroup: every variant gives lanes slots by
         // subgroup ID.
-        let lanes = harness::lookback::lookback_lanes(ctx, needs, args.tile.lookback, workgroup, single_pass)?;
+        let lanes = harness::lookback::lookback_lanes(ctx, needs, &args.tile, workgroup, single_pass)?;
         let lookback_lanes = match lanes {
             Ok(lanes) => lanes,
             Err(reason) => return Ok(Err(reason)),
@@ -270,11 +314,13 @@ impl<'c> Scanner<'c> {
                 ("EXCLUSIVE", u32::from(exclusive).to_string()),
                 ("ITEMS", items.to_string()),
             ];
-            d.extend(harness::lookback::defines(ctx, lookback_lanes));
+            d.extend(harness::lookback::defines(ctx, lookback_lanes, word));
             // --inject-fault: the tile that holds PLANTED.
             d.extend(args.common.fault_defines(PLANTED as u64, (PLANTED / tile as usize) as u64));
             if let Some(p) = pass {
                 d.push(("PASS", p.to_string()));
+                // Where reduce-then-scan reports a wrong subgroup shape among the control words.
+                d.push(("STALLED_WORD", STALLED_WORD.to_string()));
             }
             d
         };
@@ -292,11 +338,11 @@ impl<'c> Scanner<'c> {
         };
         if single_pass {
             let kernels = vec![kernel("03_scan/single_pass.comp", None, 4)?];
-            return Ok(Ok(Scanner { ctx, tile, kernels, fallback }));
+            return Ok(Ok(Scanner { ctx, tile, kernels, fallback, word, workgroup, lookback_lanes }));
         }
         let kernels =
-            (1..=3).map(|pass| kernel("03_scan/reduce_then_scan.comp", Some(pass), 3)).collect::<Result<_>>()?;
-        Ok(Ok(Scanner { ctx, tile, kernels, fallback: None }))
+            (1..=3).map(|pass| kernel("03_scan/reduce_then_scan.comp", Some(pass), 4)).collect::<Result<_>>()?;
+        Ok(Ok(Scanner { ctx, tile, kernels, fallback: None, word, workgroup, lookback_lanes }))
     }
 
     fn single_pass(&self) -> bool {
@@ -313,28 +359,30 @@ impl<'c> Scanner<'c> {
             output: Buffer::new(ctx, "output", input.len())?,
             partials: Buffer::new(ctx, "partials", partials)?,
             // The counters are the control buffer's only words.
-            tile_states: harness::lookback::TileStates::new(ctx, states, 0)?,
+            tile_states: harness::lookback::TileStates::new(ctx, states, 0, self.word)?,
             control: Buffer::from_slice(ctx, "control", &[0u32; harness::lookback::COUNTERS])?,
         })
     }
 
     // ANCHOR: record
-    /// Record one whole scan of `n` elements into `b.output`.
-    fn record<'r>(&'r self, rec: &mut Recorder<'_, 'r>, b: &'r Buffers, n: usize) -> Result<()> {
+    /// Record one whole scan of `n` elements into `b.output`, the single pass as `run` (its
+    /// epoch, and whether its states are zeroed first). Recording changes nothing: the caller
+    /// settles the run after its submission (TileStates::settle).
+    fn record<'r>(&'r self, rec: &mut Recorder<'_, 'r>, b: &'r Buffers, n: usize, run: Run) -> Result<()> {
         let tiles = harness::tiles(n, self.tile);
         let grid = self.ctx.grid(tiles)?;
         let io = [b.input.binding(), b.output.binding()];
         if self.single_pass() {
             // A new epoch: the states of earlier runs read as not ready, so they need no reset
             // (harness::lookback::Epochs); only the first run on the buffers zeroes them.
-            let epoch = b.tile_states.next_run(rec, &b.control)?;
+            b.tile_states.record_start(rec, &b.control, run)?;
             let bindings = [io[0], io[1], b.tile_states.binding(), b.control.binding()];
-            rec.dispatch(&self.kernels[0], &bindings, &[n as u32, epoch], grid)?;
+            rec.dispatch(&self.kernels[0], &bindings, &[n as u32, run.epoch], grid)?;
             // The output is complete before anything reads it (readback or the next repeat).
             rec.barrier(Barrier::ComputeToCompute);
             return Ok(());
         }
-        let bindings = [io[0], io[1], b.partials.binding()];
+        let bindings = [io[0], io[1], b.partials.binding(), b.control.binding()];
         rec.dispatch(&self.kernels[0], &bindings, &(n as u32), grid)?;
         // Pass 1's tile sums are written before pass 2 scans them.
         rec.barrier(Barrier::ComputeToCompute);
@@ -349,22 +397,72 @@ impl<'c> Scanner<'c> {
     // ANCHOR_END: record
 
     /// The run that gets checked: poison the output, scan `input` once; a single pass that
-    /// stalled (in this run or any earlier one on `b`) is redone by reduce-then-scan.
+    /// stalled (in this run or any earlier one on `b`) is redone by reduce-then-scan, and one
+    /// that saw other subgroups than it was built for is not trusted (`wrong_shape`).
     fn scan(&self, b: &mut Buffers, input: &[u32]) -> Result<Scanned> {
         let mut rec = Recorder::new(self.ctx)?;
         rec.fill(&b.output, harness::POISON);
         // The poison lands before the scan writes the output.
         rec.barrier(Barrier::TransferToCompute);
-        self.record(&mut rec, b, input.len())?;
-        rec.submit_and_wait().context("the checked scan")?;
+        let run = b.tile_states.next_run();
+        self.record(&mut rec, b, input.len(), run)?;
+        let submitted = rec.submit_and_wait().context("the checked scan");
+        b.tile_states.settle(run, submitted)?;
+        let control = b.control.download().context("read the control words")?;
+        let wrong_shape = |reason| Scanned { output: Vec::new(), fell_back: false, wrong_shape: Some(reason) };
         if self.single_pass() {
-            let control = b.control.download().context("read the counters")?;
-            if !b.tile_states.completed(&control, harness::tiles(input.len(), self.tile))? {
-                let fallback = self.fallback.as_ref().context("single-pass stalled and there is no fallback")?;
-                let output = fallback.scan(&mut fallback.buffers(input)?, input)?.output;
-                return Ok(Scanned { output, fell_back: true });
+            let tiles = harness::tiles(input.len(), self.tile);
+            match b.tile_states.finished(&control, tiles, self.workgroup, self.lookback_lanes)? {
+                Finished::Clean => {}
+                Finished::Stalled => {
+                    let fallback = self.fallback.as_ref().context("single-pass stalled and there is no fallback")?;
+                    let redone = fallback.scan(&mut fallback.buffers(input)?, input)?;
+                    return Ok(Scanned { fell_back: true, ..redone });
+                }
+                Finished::WrongShape(reason) => return Ok(wrong_shape(reason)),
             }
+        } else if let Some(reason) = harness::lookback::wrong_shape(control[STALLED_WORD], self.workgroup, 0) {
+            return Ok(wrong_shape(reason));
         }
-        Ok(Scanned { output: b.output.download().context("read the scan's output")?, fell_back: false })
+        let output = b.output.download().context("read the scan's output")?;
+        Ok(Scanned { output, fell_back: false, wrong_shape: None })
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // ANCHOR: shape_test
+    /// On the default device (lavapipe in CI; fails, never passes, without one): a single pass
+    /// built for a look-back subgroup of twice the device's subgroup size lays out a tile the
+    /// device's subgroups do not have (segment_values too short, data invocations miscounted).
+    /// Its check of its subgroups must catch that and hand back no scan: a SKIP with the reason,
+    /// never a wrong result or a write out of bounds.
+    #[test]
+    fn a_single_pass_built_for_other_subgroups_does_nothing() {
+        let ctx = Context::new(Default::default()).expect("a Vulkan device (lavapipe in CI)");
+        let lanes = 2 * ctx.fixed_subgroup_size().expect("a fixed subgroup size");
+        let assumed = lanes.to_string();
+        let args = Args::parse_from([
+            "03_scan",
+            "--variant",
+            "single-pass",
+            "--lookback",
+            "subgroup",
+            "--assume-lookback-lanes",
+            &assumed,
+        ]);
+        let shape = TileShape { workgroup: 512.max(4 * lanes), items: 12 };
+        let word = harness::lookback::state_word(&ctx, None, StateWord::TwoWords32).expect("a state word");
+        let scanner = Scanner::new(&ctx, Variant::SinglePass, F32OrU32::U32, false, shape, word, None, &args)
+            .expect("build the single pass")
+            .expect("a single pass this device can build");
+        let input = reference::scan_input(F32OrU32::U32.into(), 100_003, 1, PLANTED);
+        let mut b = scanner.buffers(&input).expect("buffers");
+        let scanned = scanner.scan(&mut b, &input).expect("the scan runs");
+        let reason = scanned.wrong_shape.expect("the kernel's own check catches the subgroup size");
+        assert!(reason.contains(&format!("not the {lanes}")), "{reason}");
+    }
+    // ANCHOR_END: shape_test
 }

@@ -9,17 +9,22 @@
 //! 3. `single-pass`: stable, in one pass: per-tile counts, the tile's offset from 03's decoupled
 //!    look-back (glsl/include/lookback.glsl), the kept elements staged in shared memory and
 //!    written coalesced. Falls back to `three-pass` (FALLBACK) if workgroups make no progress.
+//!    A tile's state is one 64-bit word where the device has 64-bit buffer atomics, else (or
+//!    with `--lookback-word 32`) a 32-bit word of a 2-bit flag and a 30-bit count, zeroed before
+//!    every run (no room for the epoch), for inputs of up to 2^30 - 1 elements.
 //! 4. `three-pass`: stable, for reference: count per tile, scan the counts, scatter.
 //!
 //! Forms: `select` (x < threshold), `flags` (flags[i] != 0), `partition` (kept ones in order at
 //! the front, the rest after them in reverse order, as CUB's DevicePartition), `unique` (drop
 //! consecutive duplicates). Every run checks the count exactly, stable output element by element
 //! and unordered output as a multiset, and the rest of the output (rejected in reverse, or
-//! untouched poison). Run: `cargo run --release --bin 04_compaction [-- --bench]
+//! untouched poison). A stable variant whose workgroups see other subgroups than it was built
+//! for does nothing and SKIPs with the reason. Run: `cargo run --release --bin 04_compaction [-- --bench]
 //! [--variant single-pass --form select --keep-ratio 50 --size 1000003]`
 
 use anyhow::{Context as _, Result};
 use clap::{Parser, ValueEnum};
+use harness::lookback::{Finished, Run, StateWord};
 use harness::reference::{self, CompactionInput, F32OrU32, Form};
 use harness::{or_all, Bench, Report};
 use std::process::ExitCode;
@@ -76,6 +81,9 @@ const PLANTED: usize = 12_288;
 /// pass's counters (harness::lookback::COUNTERS: next tile, tiles written, stalled).
 const KEPT: usize = 0;
 const NEXT_TILE: usize = 2;
+/// `stalled`: a look-back gave up (bit 0) or a workgroup saw other subgroups (bit 1 and up,
+/// harness::lookback::wrong_shape).
+const STALLED: usize = NEXT_TILE + 2;
 const CONTROL_WORDS: usize = NEXT_TILE + harness::lookback::COUNTERS;
 
 fn main() -> ExitCode {
@@ -113,6 +121,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                 let Some(plan) = report.skip_unless(&name, Plan::new(ctx, variant, form, args)?) else {
                     continue;
                 };
+                let name = if variant == Variant::SinglePass { name + plan.word.label() } else { name };
                 // The single pass's depths share one three-pass fallback; the other variants have none.
                 let single = variant == Variant::SinglePass;
                 let three = if single { Plan::new(ctx, Variant::ThreePass, form, args)?.ok() } else { None };
@@ -141,9 +150,29 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                         };
                         let label = format!("{name} keep {ratio}%");
                         args.common.check_fault_reach(name, n, compactor.tile, PLANTED)?;
+                        // The single pass's 32-bit state counts up to 2^30 - 1.
+                        let refused = (compactor.variant == Variant::SinglePass).then(|| compactor.word.refuses(n));
+                        if let Some(reason) = refused.flatten() {
+                            report.skip(&format!("{label} n={n}"), &reason);
+                            continue;
+                        }
                         let mut b = compactor.buffers(&input)?;
-                        let timed = Bench::time_if(timer.as_ref(), ctx, |rec| compactor.record(rec, &b, n as usize))?;
+                        // Each timed run takes the next epoch; they count once their submission completed.
+                        let (mut run, mut last) = (b.tile_states.next_run(), None);
+                        let timed = Bench::time_if(timer.as_ref(), ctx, |rec| {
+                            compactor.record(rec, &b, n as usize, run)?;
+                            (last, run) = (Some(run), run.next());
+                            Ok(())
+                        });
+                        let timed = match last {
+                            Some(last) => b.tile_states.settle(last, timed)?,
+                            None => timed?,
+                        };
                         let done = compactor.compact(&mut b, &input).with_context(|| format!("{label} n={n}"))?;
+                        if let Some(reason) = &done.wrong_shape {
+                            report.skip(&format!("{label} n={n}"), reason);
+                            continue;
+                        }
                         let result = reference::check_compaction(
                             form,
                             ty.into(),
@@ -229,6 +258,12 @@ struct Compactor<'c> {
     /// single-pass only: the three passes to fall back to when workgroups stall (one for
     /// both depths).
     fallback: Option<Rc<Compactor<'c>>>,
+    /// single-pass only: how a tile's state is held.
+    word: StateWord,
+    /// Invocations per workgroup, and the look-back subgroup's lanes (0: none): the subgroup
+    /// shape the stable kernels are built for.
+    workgroup: u32,
+    lookback_lanes: u32,
 }
 
 /// Device buffers for one input.
@@ -245,11 +280,13 @@ struct Buffers<'c> {
     threshold_bits: u32,
 }
 
-/// What one checked run produced.
+/// What one checked run produced, or why a stable variant did nothing (`wrong_shape`: its
+/// workgroups saw other subgroups than it was built for).
 struct Compacted {
     output: Vec<u32>,
     count: u32,
     fell_back: bool,
+    wrong_shape: Option<String>,
 }
 
 /// What a variant's kernels for one form are built for: the workgroup, elements an invocation
@@ -262,6 +299,8 @@ struct Plan {
     items: u32,
     /// The single pass's look-back subgroup (0: the narrow look-back, or another variant).
     lookback_lanes: u32,
+    /// The single pass's tile-state word (unused by the other variants).
+    word: StateWord,
 }
 
 impl Plan {
@@ -278,8 +317,18 @@ impl Plan {
             Variant::Naive | Variant::Aggregated => (args.tile.workgroup_or(ctx, WORKGROUP), 1),
         };
         let single_pass = variant == Variant::SinglePass;
-        let lanes = harness::lookback::lookback_lanes(ctx, needs, args.tile.lookback, workgroup, single_pass)?;
-        Ok(lanes.map(|lookback_lanes| Plan { variant, form, workgroup, items, lookback_lanes }))
+        // The single pass's tile states: one 64-bit word where the device has 64-bit atomics,
+        // else (or with --lookback-word 32) a 2-bit flag and a 30-bit count.
+        let word = match single_pass {
+            true => harness::lookback::state_word(ctx, args.tile.lookback_word, StateWord::Packed32),
+            false => Ok(StateWord::Packed32),
+        };
+        let word = match word {
+            Ok(word) => word,
+            Err(reason) => return Ok(Err(reason)),
+        };
+        let lanes = harness::lookback::lookback_lanes(ctx, needs, &args.tile, workgroup, single_pass)?;
+        Ok(lanes.map(|lookback_lanes| Plan { variant, form, workgroup, items, lookback_lanes, word }))
     }
 }
 
@@ -294,7 +343,7 @@ impl<'c> Compactor<'c> {
         depth: u32,
         fallback: Option<Rc<Compactor<'c>>>,
     ) -> Result<Self> {
-        let Plan { variant, form, workgroup, items, lookback_lanes } = *plan;
+        let Plan { variant, form, workgroup, items, lookback_lanes, word } = *plan;
         let items = if depth == 2 { args.tile.items.unwrap_or(TWO_DEEP_ITEMS) } else { items };
         let tile = if variant.stable() { (workgroup - lookback_lanes) * items * depth } else { workgroup };
         let kernel = |shader, buffers, push_constant_bytes, defines| {
@@ -320,7 +369,7 @@ impl<'c> Compactor<'c> {
                 ("MODE_SINGLE_PASS", single),
                 ("MODE_COUNT", count),
             ]);
-            defines.extend(harness::lookback::defines(ctx, lookback_lanes));
+            defines.extend(harness::lookback::defines(ctx, lookback_lanes, word));
             // --inject-fault: the workgroup (or tile) that holds PLANTED.
             defines.extend(args.common.fault_defines(PLANTED as u64, (PLANTED as u32 / tile).into()));
             kernel(shader, 5, 12, defines)
@@ -337,15 +386,17 @@ impl<'c> Compactor<'c> {
                     ("EXCLUSIVE", 1),
                     ("ITEMS", items),
                     ("PASS", 2),
+                    // Where it reports a wrong subgroup shape among the control words.
+                    ("STALLED_WORD", STALLED as u32),
                 ]);
                 vec![
                     compaction("04_compaction/stable.comp", "count")?,
-                    kernel("03_scan/reduce_then_scan.comp", 3, 4, scan)?,
+                    kernel("03_scan/reduce_then_scan.comp", 4, 4, scan)?,
                     compaction("04_compaction/stable.comp", "scatter")?,
                 ]
             }
         };
-        Ok(Compactor { ctx, variant, tile, kernels, fallback })
+        Ok(Compactor { ctx, variant, tile, kernels, fallback, word, workgroup, lookback_lanes })
     }
 
     fn buffers(&self, input: &CompactionInput) -> Result<Buffers<'c>> {
@@ -358,23 +409,28 @@ impl<'c> Compactor<'c> {
             output: Buffer::new(ctx, "output", n.max(1))?,
             flags: Buffer::from_slice(ctx, "flags", &input.flags)?,
             control: Buffer::from_slice(ctx, "control", &[0u32; CONTROL_WORDS])?,
-            tile_states: harness::lookback::TileStates::new(ctx, states, NEXT_TILE)?,
+            tile_states: harness::lookback::TileStates::new(ctx, states, NEXT_TILE, self.word)?,
             partials: Buffer::new(ctx, "partials", tiles)?,
             threshold_bits: input.threshold_bits,
         })
     }
 
     // ANCHOR: record
-    /// Record one whole compaction of `n` elements into `b.output`.
-    fn record<'r>(&'r self, rec: &mut Recorder<'_, 'r>, b: &'r Buffers, n: usize) -> Result<()> {
+    /// Record one whole compaction of `n` elements into `b.output`, the single pass as `run`
+    /// (its epoch, and whether its states are zeroed first). Recording changes nothing: the
+    /// caller settles the run after its submission (TileStates::settle).
+    fn record<'r>(&'r self, rec: &mut Recorder<'_, 'r>, b: &'r Buffers, n: usize, run: Run) -> Result<()> {
         let io = [b.input.binding(), b.output.binding(), b.flags.binding(), b.control.binding()];
         let with = |scratch| [io[0], io[1], io[2], io[3], scratch];
         // The single pass takes a new epoch: the tile states of earlier runs read as not ready
         // and its counters count on (harness::lookback::Epochs), so only its first run on the
         // buffers zeroes them, and not its count, which its last tile writes (so a checked run's
-        // poison there stays until then). The other variants' slot counters start at zero every run.
+        // poison there stays until then); the 32-bit states, which hold no epoch, are zeroed
+        // before every run (TileStates::record_start). The other variants' slot counters start
+        // at zero every run.
         let epoch = if self.variant == Variant::SinglePass {
-            b.tile_states.next_run(rec, &b.control)?
+            b.tile_states.record_start(rec, &b.control, run)?;
+            run.epoch
         } else {
             rec.fill_range(&b.control, KEPT, NEXT_TILE - KEPT, 0).context("reset the counters")?;
             // The zeroed counters land before any workgroup reads them.
@@ -393,7 +449,7 @@ impl<'c> Compactor<'c> {
                 rec.dispatch(&self.kernels[0], &with(b.partials.binding()), &push, self.ctx.grid(tiles)?)?;
                 // Pass 1's counts are written before pass 2 scans them.
                 rec.barrier(Barrier::ComputeToCompute);
-                let scan_io = [b.input.binding(), b.output.binding(), b.partials.binding()];
+                let scan_io = [b.input.binding(), b.output.binding(), b.partials.binding(), b.control.binding()];
                 rec.dispatch(&self.kernels[1], &scan_io, &tiles, [1, 1, 1])?;
                 // Pass 2's prefixes are written before pass 3 reads them.
                 rec.barrier(Barrier::ComputeToCompute);
@@ -420,18 +476,30 @@ impl<'c> Compactor<'c> {
         // The poison lands before the kernels write the output and the count, and before a
         // reset's fill of the counters (fill after fill: this barrier covers transfers too).
         rec.barrier(Barrier::ComputeToCompute);
-        self.record(&mut rec, b, n)?;
-        rec.submit_and_wait().context("the checked compaction")?;
+        let run = b.tile_states.next_run();
+        self.record(&mut rec, b, n, run)?;
+        let submitted = rec.submit_and_wait().context("the checked compaction");
+        b.tile_states.settle(run, submitted)?;
         let control = b.control.download().context("read the counters")?;
-        let single_pass = self.variant == Variant::SinglePass;
-        if single_pass && !b.tile_states.completed(&control, harness::tiles(n, self.tile))? {
-            let fallback = self.fallback.as_ref().context("single pass stalled and there is no fallback")?;
-            let redone = fallback.compact(&mut fallback.buffers(input)?, input)?;
-            return Ok(Compacted { fell_back: true, ..redone });
+        let (workgroup, lanes) = (self.workgroup, self.lookback_lanes);
+        let wrong_shape =
+            |reason| Compacted { output: Vec::new(), count: 0, fell_back: false, wrong_shape: Some(reason) };
+        if self.variant == Variant::SinglePass {
+            match b.tile_states.finished(&control, harness::tiles(n, self.tile), workgroup, lanes)? {
+                Finished::Clean => {}
+                Finished::Stalled => {
+                    let fallback = self.fallback.as_ref().context("single pass stalled and there is no fallback")?;
+                    let redone = fallback.compact(&mut fallback.buffers(input)?, input)?;
+                    return Ok(Compacted { fell_back: true, ..redone });
+                }
+                Finished::WrongShape(reason) => return Ok(wrong_shape(reason)),
+            }
+        } else if let Some(reason) = harness::lookback::wrong_shape(control[STALLED], workgroup, lanes) {
+            return Ok(wrong_shape(reason));
         }
         let mut output = b.output.download().context("read the output")?;
         output.truncate(n);
-        Ok(Compacted { output, count: control[KEPT], fell_back: false })
+        Ok(Compacted { output, count: control[KEPT], fell_back: false, wrong_shape: None })
     }
     // ANCHOR_END: compact
 }
