@@ -64,6 +64,27 @@ const FAULT_TESTS: &[FaultTest] = &[
         args: &["--variant", "single-pass", "--lookback", "subgroup", "--items", "16"],
     },
     // Half the elements kept: a dropped workgroup loses some, a shifted read changes one.
+    // The 32-bit look-backs, as on a device without 64-bit buffer atomics.
+    FaultTest {
+        binary: "03_scan",
+        fault: "drop-workgroup",
+        args: &["--variant", "single-pass", "--without-features", "int64-atomics"],
+    },
+    FaultTest {
+        binary: "03_scan",
+        fault: "off-by-one",
+        args: &["--variant", "single-pass", "--without-features", "int64-atomics"],
+    },
+    FaultTest {
+        binary: "04_compaction",
+        fault: "drop-workgroup",
+        args: &["--keep-ratio", "50", "--variant", "single-pass", "--without-features", "int64-atomics"],
+    },
+    FaultTest {
+        binary: "04_compaction",
+        fault: "off-by-one",
+        args: &["--keep-ratio", "50", "--variant", "single-pass", "--without-features", "int64-atomics"],
+    },
     FaultTest { binary: "04_compaction", fault: "drop-workgroup", args: &["--keep-ratio", "50"] },
     FaultTest { binary: "04_compaction", fault: "off-by-one", args: &["--keep-ratio", "50"] },
     FaultTest {
