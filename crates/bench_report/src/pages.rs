@@ -199,22 +199,26 @@ impl<'a> Context<'a> {
 
     fn summary(&self) -> String {
         let mut t =
-            String::from("| sample | fastest variant at the largest n | n | GB/s | % of copy | beside the peer |\n");
-        t.push_str("| --- | --- | --- | --- | --- | --- |\n");
+            String::from("| sample | fastest variant at the largest size | size | rate | share | beside the peer |\n");
+        t.push_str("| --- | --- | --- | ---: | ---: | --- |\n");
         for sample in &self.record.samples {
             let Some(best) = fastest_at_largest(sample) else { continue };
             let peer = self
                 .peer_beside(sample, best)
                 .map_or("-".to_string(), |p| format!("{} ({})", ratio(p.median_us * 1e3 / best.median_ns), p.work));
-            let size = best.gemm_shape().map_or_else(|| pow2(best.n), |(m, n, k)| format!("{m}×{n}×{k}"));
-            let _ = writeln!(
-                t,
-                "| {} | {} | {size} | {:.1} | {} | {peer} |",
-                sample.sample,
-                best.variant,
-                best.gbps,
-                percent(best.pct_of_copy)
-            );
+            let (size, rate, share) = match best.gemm_shape() {
+                Some((m, n, k)) => (
+                    format!("{m}×{n}×{k}"),
+                    format!("{:.2} TFLOP/s", best.tflops),
+                    best.pct_of_peak.map_or("-".into(), |p| format!("{p:.1} % of peak")),
+                ),
+                None => (
+                    pow2(best.n),
+                    format!("{:.1} GB/s", best.gbps),
+                    best.pct_of_copy.map_or("-".into(), |p| format!("{p:.1} % of copy")),
+                ),
+            };
+            let _ = writeln!(t, "| {} | {} | {size} | {rate} | {share} | {peer} |", sample.sample, best.variant);
         }
         t
     }
@@ -498,8 +502,13 @@ impl<'a> Context<'a> {
         let mut parts = vec![("table", table)];
         parts.extend(self.peers_table(sample, &rows).map(|t| ("peers", t)));
 
+        // The chart draws the f32 variants beside the f32 peer (cuBLAS SGEMM): the other types'
+        // peers run on tensor cores, an order of magnitude above any SIMT kernel, and belong to
+        // a chart of their own kernels. The tables hold every row.
+        let charted = |v: &&&str| v.ends_with(" f32") && !v.starts_with("best ");
         let mut lines: Vec<Line> = variants
             .iter()
+            .filter(charted)
             .enumerate()
             .map(|(i, variant)| Line {
                 name: variant.to_string(),
@@ -511,8 +520,11 @@ impl<'a> Context<'a> {
                 style: LineStyle::Variant(i),
             })
             .collect();
-        let peer_rows: Vec<&PeerRow> =
-            self.peers().iter().filter(|p| p.sample.as_deref() == Some(&sample.sample)).collect();
+        let peer_rows: Vec<&PeerRow> = self
+            .peers()
+            .iter()
+            .filter(|p| p.sample.as_deref() == Some(&sample.sample) && p.beside.as_deref() == Some("best f32"))
+            .collect();
         for work in distinct(peer_rows.iter().map(|p| p.work.as_str())) {
             let points = shapes
                 .iter()
@@ -525,7 +537,7 @@ impl<'a> Context<'a> {
                 .collect();
             lines.push(Line { name: format!("peer: {work}"), points, style: LineStyle::Peer });
         }
-        let title = format!("{}: TFLOP/s by shape, {}", sample.sample, self.device);
+        let title = format!("{} (f32): TFLOP/s by shape, {}", sample.sample, self.device);
         let x_ticks = shapes.iter().enumerate().map(|(x, &s)| (x as f64, label(s))).collect();
         let chart = LineChart {
             title: &title,
@@ -561,7 +573,16 @@ fn fastest_at_largest(sample: &SampleRun) -> Option<&Row> {
     let largest = rows.iter().map(|r| r.m.unwrap_or(1) * r.n * r.k.unwrap_or(1)).max()?;
     rows.into_iter()
         .filter(|r| r.m.unwrap_or(1) * r.n * r.k.unwrap_or(1) == largest)
-        .max_by(|a, b| (a.gbps + a.tflops).total_cmp(&(b.gbps + b.tflops)))
+        .max_by(|a, b| rate(a).total_cmp(&rate(b)))
+}
+
+/// What "fastest" compares: TFLOP/s for a GEMM row, GB/s otherwise.
+fn rate(row: &Row) -> f64 {
+    if row.gemm_shape().is_some() {
+        row.tflops
+    } else {
+        row.gbps
+    }
 }
 
 /// `histogram FORM BINS bins SPREAD`
