@@ -7,8 +7,9 @@
 // subgroup's select and flags) the first depth's kept elements are staged in the subgroup's slice
 // (below) before the second depth takes the registers, or, if they do not fit, read again after
 // the look-back, all its loads at once, and written with the test bits of its first read: twice
-// the elements a look-back, with no more of them held (select stays at 32 registers on the H200
-// at ITEMS 12; at 16, holding the first depth's bits took it to 48). The segment's offset in the
+// the elements a look-back, with no more of them held (at ITEMS 12 select holds no more
+// registers than one depth of 16; at 16, holding the first depth's bits costs more, and chapter 04
+// compares the two). The segment's offset in the
 // output, the kept elements before it, comes from
 //   MODE_SINGLE_PASS: the decoupled look-back of 03 (lookback.glsl) over kept counts, in one
 //     pass: beside the loads, by a look-back subgroup that holds no elements
@@ -97,13 +98,12 @@ void load_row(uint first, bool whole_tile, out D4 v) {
 }
 
 // Load rows first_row.. of the segment that starts at `segment_first`, one a v. All their loads
-// go out before any row is tested: compiled with each test right after its row's load, a lane
-// waited for each load before it issued the next, and the kernel took 377 µs instead of 324 at
-// 2^28 with 10 % kept on the H200 (chapter 04). Two loads deep, the loop is written twice so that
-// the uniform whole-tile branch stands outside it: inside, 50 % kept took 509 µs instead of 501
-// (16 a lane a depth, the first depth read again row by row).
-// One load deep, the branch stays inside: outside, the kernel took 40 registers instead of 32
-// and 2^22 ran 9–15 % slower with 10 % kept.
+// go out before any row is tested, so that a lane has all of them in flight at once: with each
+// test right after its row's load, a lane waits for each load before it issues the next (chapter
+// 04 compares the two). Two loads deep, the loop is written twice so that the uniform whole-tile
+// branch stands outside it, taken once for all the rows (chapter 04 compares the placements).
+// One load deep, the branch stays inside: outside, the two copies of the loop hold more
+// registers, fewer workgroups fit a multiprocessor, and small inputs run slower (chapter 04).
 void load_rows(uint segment_first, uint first_row, bool whole_tile, out D4 v[ROWS]) {
 #if DEPTH == 1
     [[unroll]] for (uint r = 0; r < ROWS; ++r) {

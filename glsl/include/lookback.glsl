@@ -290,8 +290,7 @@ LB_T look_back(uint tile, LB_T total) {
 // acquire/release covers shared memory only (the other's sum in beside_before or
 // published_total): the two publishes to the state word need no order, since publish's
 // atomicMax keeps the prefix whichever lands last. (A store for publish and buffer memory in
-// these semantics, which ordered the two, made chapter 03's single pass 4 % slower at 2^28 on
-// the H200.)
+// these semantics would order the two at a cost and buy nothing; chapter 03 compares them.)
 void publish_prefix_once(uint tile, bool looked_back) {
     const int storage = gl_StorageSemanticsShared;
     if (!looked_back && atomicLoad(prefix_handoff, gl_ScopeWorkgroup, storage, gl_SemanticsAcquire) == 0) {

@@ -86,17 +86,16 @@ struct TileShape {
 const REDUCE_THEN_SCAN_TILE: TileShape = TileShape { workgroup: WORKGROUP, items: 32 };
 
 // ANCHOR: tiles_by_n
-/// The single pass's tile for each n (up to and including the first figure), measured on the
-/// H200 (chapter 03). Every tile scans its rows while the look-back goes on: its aggregate goes
-/// out after one subgroupAdd, and after the wait only the stores are left. Below 2^25 elements
-/// the scan is bound by the look-back chain's latency, and small tiles (40 and 32 registers, so
-/// 6 and 8 workgroups a multiprocessor) finish sooner. Up to 2^20 every tile runs at once
-/// whatever its registers, and workgroups of 512 with 12 elements an invocation take tiles of
-/// about the same size with 3 rows a lane. From 2^25 the scan is bound by memory, and 256 × 24
-/// (40 registers, 6 workgroups a multiprocessor) moved it fastest at 2^26 and 2^28, and as fast
-/// as 256 × 16 at 2^25; the 384 × 32 tiles (55 registers) that won while the rows were scanned
-/// before the aggregate went out were 3–6 % slower. Args' after_help repeats this table for
-/// `--help`.
+/// The single pass's tile for each n (up to and including the first figure); chapter 03 has the
+/// measurements behind it. Every tile scans its rows while the look-back goes on: its aggregate
+/// goes out after one subgroupAdd, and after the wait only the stores are left. Below 2^25
+/// elements the scan is bound by the look-back chain's latency, and small tiles, which hold few
+/// registers and so fit more workgroups on a multiprocessor, finish sooner. Up to 2^20 every
+/// tile runs at once whatever its registers, and workgroups of 512 with 12 elements an
+/// invocation take tiles of about the same size with 3 rows a lane. From 2^25 the scan is bound
+/// by memory, and 256 × 24 moves it fastest: more elements a load than 256 × 16, and fewer
+/// registers than larger tiles, which fit fewer workgroups on a multiprocessor. Args'
+/// after_help repeats this table for `--help`.
 const SINGLE_PASS_TILES: [(u64, TileShape); 4] = [
     (1 << 20, TileShape { workgroup: 512, items: 12 }),
     (1 << 22, TileShape { workgroup: WORKGROUP, items: 24 }),

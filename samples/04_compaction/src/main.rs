@@ -194,11 +194,11 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
 
 // ANCHOR: tile_shape
 /// The stable variants' workgroup size and elements per invocation by form, one load a tile,
-/// the fastest measured on the H200 (chapter 04): 512 × 16 (32 registers, so four workgroups a
-/// multiprocessor, and one look-back subgroup for 15 data subgroups); unique, slower there,
-/// keeps 256 × 24. Two loads a tile take TWO_DEEP_ITEMS a lane at each. `--workgroup` and
-/// `--items` replace either; a default workgroup shrinks to the device's limit
-/// (TileArgs::workgroup_or). Args' after_help repeats this for `--help`.
+/// the fastest in chapter 04's comparison: 512 × 16 (few enough registers for several
+/// workgroups a multiprocessor, and one look-back subgroup for 15 data subgroups); unique,
+/// slower at that shape, keeps 256 × 24. Two loads a tile take TWO_DEEP_ITEMS a lane at each.
+/// `--workgroup` and `--items` replace either; a default workgroup shrinks to the device's
+/// limit (TileArgs::workgroup_or). Args' after_help repeats this for `--help`.
 fn tile_shape(ctx: &Context, form: Form, args: &Args) -> (u32, u32) {
     let (workgroup, items) = if form == Form::Unique { (WORKGROUP, 24) } else { (512, 16) };
     (args.tile.workgroup_or(ctx, workgroup), args.tile.items.unwrap_or(items))
@@ -209,23 +209,23 @@ fn tile_shape(ctx: &Context, form: Form, args: &Args) -> (u32, u32) {
 /// Whether a single-pass tile may load `items` a lane twice: select and flags with the look-back
 /// subgroup (the first depth's kept elements staged in the slice while the second loads, or read
 /// again after the look-back), which halves the look-backs a byte with no more elements held
-/// (select stays at 32 registers on the H200 at TWO_DEEP_ITEMS a lane). Not partition (which
-/// would read the first depth again for its rejected elements) nor unique (48 registers at two,
-/// against 40), both measured slower at two on the H200 (chapter 04), nor the narrow look-back
-/// and the three passes.
+/// (at TWO_DEEP_ITEMS a lane, select holds no more registers than one depth of 16). Not
+/// partition (which would read the first depth again for its rejected elements) nor unique
+/// (which holds more registers at two depths than at one), both slower at two (chapter 04
+/// compares them), nor the narrow look-back and the three passes.
 fn two_deep_possible(variant: Variant, form: Form, lookback_lanes: u32) -> bool {
     variant == Variant::SinglePass && lookback_lanes > 0 && matches!(form, Form::Select | Form::Flags)
 }
 
-/// Where two loads a tile pay, by default: from 2^25 elements (measured on the H200, chapter
-/// 04, at 16 a lane a depth and again at TWO_DEEP_ITEMS). Half as many tiles leave half the
+/// Where two loads a tile pay, by default: from 2^25 elements (chapter 04 finds the crossover,
+/// at 16 a lane a depth and again at TWO_DEEP_ITEMS). Half as many tiles leave half the
 /// workgroups to overlap their look-backs, which below that costs more than it saves.
 const TWO_DEEP_FROM: u64 = 1 << 25;
 
 /// Elements an invocation loads at each of two depths, unless `--items` says otherwise: 12, not
-/// 16. At 512 × 16 the first depth's test bits, held for its re-read, took select from 32
-/// registers to 48 on the H200; at 512 × 12 it stays at 32, and on one machine start 50 % kept
-/// at 2^28 went from 504 to 477 µs while 10 % kept went from 321 to 352 µs (chapter 04).
+/// 16. At 512 × 16 the first depth's test bits, held for its re-read, cost select registers and
+/// so workgroups a multiprocessor; at 512 × 12 it holds no more than one depth of 16. That makes
+/// half the elements kept faster and a tenth kept slower (chapter 04 has both).
 const TWO_DEEP_ITEMS: u32 = 12;
 
 /// Loads of `items` a lane a tile by input size, as (largest n, depth): one, or `--depth`'s,

@@ -310,10 +310,11 @@ const HISTOGRAM_ITEMS: u32 = 4;
 /// Keys per histogram chunk, the unit of a workgroup's grid-stride loop.
 const HISTOGRAM_CHUNK: u32 = WORKGROUP * 4 * HISTOGRAM_ITEMS;
 /// The most histogram workgroups in one dispatch: about one full wave of 256-invocation
-/// workgroups on a large GPU (H200: 132 multiprocessors × 8). Each workgroup flushes its
-/// private bins once, so a bin in device memory takes at most this many atomics whatever the
-/// size: at 2^28 keys and 256 bins, 1024 instead of 65 536 per bin (one per 4096-key chunk).
-/// Chapter 05 has what that did to `shared` at 256 bins on the H200.
+/// workgroups on a large GPU (over a hundred multiprocessors, 8 such workgroups each). Each
+/// workgroup flushes its private bins once, so a bin in device memory takes at most this many
+/// atomics whatever the size: at 2^28 keys and 256 bins, 1024 instead of 65 536 per bin (one
+/// per 4096-key chunk).
+/// Chapter 05 has what that does to `shared` at 256 bins.
 const HISTOGRAM_MAX_GROUPS: u32 = 1024;
 /// Keys per bin each histogram workgroup gets at least (the grid shrinks for that, down to
 /// one workgroup), so the flushes of the private bins take at most one device atomic per 8 keys.
