@@ -24,6 +24,135 @@ use std::process::ExitCode;
 use std::rc::Rc;
 use vk_compute::{Barrier, Buffer, Context, Kernel, KernelDesc, Recorder, SubgroupOps};
 
+fn main() -> ExitCode {
+    harness::run_sample::<Args>("03_scan", run)
+}
+
+// ANCHOR: host_path
+/// The host path of one variant on one input, as a Vulkan program runs it: upload the input
+/// into device buffers, time the scan on them under `--bench`, then the checked run (poison the
+/// output, record the dispatches and their barriers, submit and wait, read back), and check
+/// every element against the CPU's scan.
+fn scan_and_check(
+    scanner: &Scanner,
+    name: &str,
+    ty: F32OrU32,
+    exclusive: bool,
+    input: &[u32],
+    bench: Option<&Bench>,
+    report: &mut Report,
+) -> Result<()> {
+    let n = input.len() as u64;
+    // Buffers: the input uploaded, the output, and the variant's scratch (Scanner::buffers).
+    let mut b = scanner.buffers(input)?;
+    // --bench: each timed run takes the next epoch; they count once their submission completed.
+    let (mut run, mut last) = (b.tile_states.next_run(), None);
+    let timed = Bench::time_if(bench, scanner.ctx, |rec| {
+        scanner.record(rec, &b, input.len(), run)?;
+        (last, run) = (Some(run), run.next());
+        Ok(())
+    });
+    let timed = match last {
+        Some(last) => b.tile_states.settle(last, timed)?,
+        None => timed?,
+    };
+    // The checked run: the output poisoned first, then one scan (or its fallback), read back.
+    let scanned = scanner.scan(&mut b, input).with_context(|| format!("{name} n={n}"))?;
+    if let Some(reason) = &scanned.wrong_shape {
+        report.skip(&format!("{name} n={n}"), reason);
+        return Ok(());
+    }
+    // Verify: every element exactly (f32 inputs are small integers, exact in any order).
+    let result = reference::check_scan(ty.into(), exclusive, input, &scanned.output);
+    let redone_by = scanned.fell_back.then_some("reduce-then-scan");
+    // One read and one write of every element.
+    report.check_and_time(name, n, &result, redone_by, timed.as_ref(), 2 * n * 4);
+    Ok(())
+}
+// ANCHOR_END: host_path
+
+/// The host path's steps, in the order it takes them.
+impl<'c> Scanner<'c> {
+    fn buffers(&self, input: &[u32]) -> Result<Buffers<'c>> {
+        let tiles = harness::tiles(input.len(), self.tile) as usize;
+        // Each kind of scan binds only its own scratch buffer: the other gets one element.
+        let (partials, states) = if self.single_pass() { (1, tiles) } else { (tiles, 0) };
+        let ctx = self.ctx;
+        Ok(Buffers {
+            input: Buffer::from_slice(ctx, "input", input)?,
+            output: Buffer::new(ctx, "output", input.len())?,
+            partials: Buffer::new(ctx, "partials", partials)?,
+            // The counters are the control buffer's only words.
+            tile_states: harness::lookback::TileStates::new(ctx, states, 0, self.word)?,
+            control: Buffer::from_slice(ctx, "control", &[0u32; harness::lookback::COUNTERS])?,
+        })
+    }
+
+    // ANCHOR: record
+    /// Record one whole scan of `n` elements into `b.output`, the single pass as `run` (its
+    /// epoch, and whether its states are zeroed first). Recording changes nothing: the caller
+    /// settles the run after its submission (TileStates::settle).
+    fn record<'r>(&'r self, rec: &mut Recorder<'_, 'r>, b: &'r Buffers, n: usize, run: Run) -> Result<()> {
+        let tiles = harness::tiles(n, self.tile);
+        let grid = self.ctx.grid(tiles)?;
+        let io = [b.input.binding(), b.output.binding()];
+        if self.single_pass() {
+            // A new epoch: the states of earlier runs read as not ready, so they need no reset
+            // (harness::lookback::Epochs); only the first run on the buffers zeroes them.
+            b.tile_states.record_start(rec, &b.control, run)?;
+            let bindings = [io[0], io[1], b.tile_states.binding(), b.control.binding()];
+            rec.dispatch(&self.kernels[0], &bindings, &[n as u32, run.epoch], grid)?;
+            // The output is complete before anything reads it (readback or the next repeat).
+            rec.barrier(Barrier::ComputeToCompute);
+            return Ok(());
+        }
+        let bindings = [io[0], io[1], b.partials.binding(), b.control.binding()];
+        rec.dispatch(&self.kernels[0], &bindings, &(n as u32), grid)?;
+        // Pass 1's tile sums are written before pass 2 scans them.
+        rec.barrier(Barrier::ComputeToCompute);
+        rec.dispatch(&self.kernels[1], &bindings, &tiles, [1, 1, 1])?;
+        // Pass 2's prefixes are written before pass 3 reads them.
+        rec.barrier(Barrier::ComputeToCompute);
+        rec.dispatch(&self.kernels[2], &bindings, &(n as u32), grid)?;
+        // The output is complete before anything reads it.
+        rec.barrier(Barrier::ComputeToCompute);
+        Ok(())
+    }
+    // ANCHOR_END: record
+
+    /// The run that gets checked: poison the output, scan `input` once; a single pass that
+    /// stalled (in this run or any earlier one on `b`) is redone by reduce-then-scan, and one
+    /// that saw other subgroups than it was built for is not trusted (`wrong_shape`).
+    fn scan(&self, b: &mut Buffers, input: &[u32]) -> Result<Scanned> {
+        let mut rec = Recorder::new(self.ctx)?;
+        rec.fill(&b.output, harness::POISON);
+        // The poison lands before the scan writes the output.
+        rec.barrier(Barrier::TransferToCompute);
+        let run = b.tile_states.next_run();
+        self.record(&mut rec, b, input.len(), run)?;
+        let submitted = rec.submit_and_wait().context("the checked scan");
+        b.tile_states.settle(run, submitted)?;
+        let control = b.control.download().context("read the control words")?;
+        let wrong_shape = |reason| Scanned { output: Vec::new(), fell_back: false, wrong_shape: Some(reason) };
+        if self.single_pass() {
+            let tiles = harness::tiles(input.len(), self.tile);
+            match b.tile_states.finished(&control, tiles, self.workgroup, self.lookback_lanes)? {
+                Finished::Clean => {}
+                Finished::Stalled => {
+                    let fallback = self.fallback.as_ref().context("single-pass stalled and there is no fallback")?;
+                    let redone = fallback.scan(&mut fallback.buffers(input)?, input)?;
+                    return Ok(Scanned { fell_back: true, ..redone });
+                }
+                Finished::WrongShape(reason) => return Ok(wrong_shape(reason)),
+            }
+        } else if let Some(reason) = harness::lookback::wrong_shape(control[STALLED_WORD], self.workgroup, 0) {
+            return Ok(wrong_shape(reason));
+        }
+        let output = b.output.download().context("read the scan's output")?;
+        Ok(Scanned { output, fell_back: false, wrong_shape: None })
+    }
+}
+
 #[derive(Parser, Debug)]
 #[command(
     about = "Prefix sums from subgroup shuffles to a single-pass decoupled look-back scan",
@@ -119,10 +248,6 @@ fn tile_shapes(variant: Variant, tile: &harness::TileArgs, ctx: &Context) -> Vec
     table.into_iter().map(|(n, shape)| (n, given(shape))).collect()
 }
 
-fn main() -> ExitCode {
-    harness::run_sample::<Args>("03_scan", run)
-}
-
 fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
     let seed = args.common.seed();
     args.common.check_size(ctx, 4)?;
@@ -196,28 +321,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
             for (name, exclusive, shapes) in &scanners {
                 let Some(scanner) = harness::for_size(shapes, n) else { continue };
                 args.common.check_fault_reach(name, input.len() as u64, scanner.tile, PLANTED)?;
-                let mut b = scanner.buffers(&input)?;
-                // Each timed run takes the next epoch; they count once their submission completed.
-                let (mut run, mut last) = (b.tile_states.next_run(), None);
-                let timed = Bench::time_if(bench.as_ref(), ctx, |rec| {
-                    scanner.record(rec, &b, input.len(), run)?;
-                    (last, run) = (Some(run), run.next());
-                    Ok(())
-                });
-                let timed = match last {
-                    Some(last) => b.tile_states.settle(last, timed)?,
-                    None => timed?,
-                };
-                // The checked run: the output poisoned first, then one scan (or its fallback).
-                let scanned = scanner.scan(&mut b, &input).with_context(|| format!("{name} n={n}"))?;
-                if let Some(reason) = &scanned.wrong_shape {
-                    report.skip(&format!("{name} n={n}"), reason);
-                    continue;
-                }
-                let result = reference::check_scan(ty.into(), *exclusive, &input, &scanned.output);
-                let redone_by = scanned.fell_back.then_some("reduce-then-scan");
-                // One read and one write of every element.
-                report.check_and_time(name, n, &result, redone_by, timed.as_ref(), 2 * n * 4);
+                scan_and_check(scanner, name, ty, *exclusive, &input, bench.as_ref(), report)?;
             }
         }
     }
@@ -346,85 +450,6 @@ impl<'c> Scanner<'c> {
 
     fn single_pass(&self) -> bool {
         self.kernels.len() == 1
-    }
-
-    fn buffers(&self, input: &[u32]) -> Result<Buffers<'c>> {
-        let tiles = harness::tiles(input.len(), self.tile) as usize;
-        // Each kind of scan binds only its own scratch buffer: the other gets one element.
-        let (partials, states) = if self.single_pass() { (1, tiles) } else { (tiles, 0) };
-        let ctx = self.ctx;
-        Ok(Buffers {
-            input: Buffer::from_slice(ctx, "input", input)?,
-            output: Buffer::new(ctx, "output", input.len())?,
-            partials: Buffer::new(ctx, "partials", partials)?,
-            // The counters are the control buffer's only words.
-            tile_states: harness::lookback::TileStates::new(ctx, states, 0, self.word)?,
-            control: Buffer::from_slice(ctx, "control", &[0u32; harness::lookback::COUNTERS])?,
-        })
-    }
-
-    // ANCHOR: record
-    /// Record one whole scan of `n` elements into `b.output`, the single pass as `run` (its
-    /// epoch, and whether its states are zeroed first). Recording changes nothing: the caller
-    /// settles the run after its submission (TileStates::settle).
-    fn record<'r>(&'r self, rec: &mut Recorder<'_, 'r>, b: &'r Buffers, n: usize, run: Run) -> Result<()> {
-        let tiles = harness::tiles(n, self.tile);
-        let grid = self.ctx.grid(tiles)?;
-        let io = [b.input.binding(), b.output.binding()];
-        if self.single_pass() {
-            // A new epoch: the states of earlier runs read as not ready, so they need no reset
-            // (harness::lookback::Epochs); only the first run on the buffers zeroes them.
-            b.tile_states.record_start(rec, &b.control, run)?;
-            let bindings = [io[0], io[1], b.tile_states.binding(), b.control.binding()];
-            rec.dispatch(&self.kernels[0], &bindings, &[n as u32, run.epoch], grid)?;
-            // The output is complete before anything reads it (readback or the next repeat).
-            rec.barrier(Barrier::ComputeToCompute);
-            return Ok(());
-        }
-        let bindings = [io[0], io[1], b.partials.binding(), b.control.binding()];
-        rec.dispatch(&self.kernels[0], &bindings, &(n as u32), grid)?;
-        // Pass 1's tile sums are written before pass 2 scans them.
-        rec.barrier(Barrier::ComputeToCompute);
-        rec.dispatch(&self.kernels[1], &bindings, &tiles, [1, 1, 1])?;
-        // Pass 2's prefixes are written before pass 3 reads them.
-        rec.barrier(Barrier::ComputeToCompute);
-        rec.dispatch(&self.kernels[2], &bindings, &(n as u32), grid)?;
-        // The output is complete before anything reads it.
-        rec.barrier(Barrier::ComputeToCompute);
-        Ok(())
-    }
-    // ANCHOR_END: record
-
-    /// The run that gets checked: poison the output, scan `input` once; a single pass that
-    /// stalled (in this run or any earlier one on `b`) is redone by reduce-then-scan, and one
-    /// that saw other subgroups than it was built for is not trusted (`wrong_shape`).
-    fn scan(&self, b: &mut Buffers, input: &[u32]) -> Result<Scanned> {
-        let mut rec = Recorder::new(self.ctx)?;
-        rec.fill(&b.output, harness::POISON);
-        // The poison lands before the scan writes the output.
-        rec.barrier(Barrier::TransferToCompute);
-        let run = b.tile_states.next_run();
-        self.record(&mut rec, b, input.len(), run)?;
-        let submitted = rec.submit_and_wait().context("the checked scan");
-        b.tile_states.settle(run, submitted)?;
-        let control = b.control.download().context("read the control words")?;
-        let wrong_shape = |reason| Scanned { output: Vec::new(), fell_back: false, wrong_shape: Some(reason) };
-        if self.single_pass() {
-            let tiles = harness::tiles(input.len(), self.tile);
-            match b.tile_states.finished(&control, tiles, self.workgroup, self.lookback_lanes)? {
-                Finished::Clean => {}
-                Finished::Stalled => {
-                    let fallback = self.fallback.as_ref().context("single-pass stalled and there is no fallback")?;
-                    let redone = fallback.scan(&mut fallback.buffers(input)?, input)?;
-                    return Ok(Scanned { fell_back: true, ..redone });
-                }
-                Finished::WrongShape(reason) => return Ok(wrong_shape(reason)),
-            }
-        } else if let Some(reason) = harness::lookback::wrong_shape(control[STALLED_WORD], self.workgroup, 0) {
-            return Ok(wrong_shape(reason));
-        }
-        let output = b.output.download().context("read the scan's output")?;
-        Ok(Scanned { output, fell_back: false, wrong_shape: None })
     }
 }
 
