@@ -31,6 +31,161 @@ use std::process::ExitCode;
 use std::rc::Rc;
 use vk_compute::{Barrier, Buffer, Context, Kernel, KernelDesc, Recorder, SubgroupOps};
 
+fn main() -> ExitCode {
+    harness::run_sample::<Args>("04_compaction", run)
+}
+
+// ANCHOR: host_path
+/// The host path of one variant on one input, as a Vulkan program runs it: upload the input
+/// (and its flags) into device buffers, time the compaction on them under `--bench`, then the
+/// checked run (poison the output, record the dispatches and their barriers, submit and wait,
+/// read back the count and the output), and check them against the CPU's compaction.
+fn compact_and_check(
+    compactor: &Compactor,
+    label: &str,
+    ty: F32OrU32,
+    input: &CompactionInput,
+    timer: Option<&Bench>,
+    report: &mut Report,
+) -> Result<()> {
+    let n = input.data.len() as u64;
+    // Buffers: the input and flags uploaded, the output, control words and scratch.
+    let mut b = compactor.buffers(input)?;
+    // --bench: each timed run takes the next epoch; they count once their submission completed.
+    let (mut run, mut last) = (b.tile_states.next_run(), None);
+    let timed = Bench::time_if(timer, compactor.ctx, |rec| {
+        compactor.record(rec, &b, n as usize, run)?;
+        (last, run) = (Some(run), run.next());
+        Ok(())
+    });
+    let timed = match last {
+        Some(last) => b.tile_states.settle(last, timed)?,
+        None => timed?,
+    };
+    // The checked run: the output poisoned first, then one compaction (or its fallback), read back.
+    let done = compactor.compact(&mut b, input).with_context(|| format!("{label} n={n}"))?;
+    if let Some(reason) = &done.wrong_shape {
+        report.skip(&format!("{label} n={n}"), reason);
+        return Ok(());
+    }
+    // Verify: the count exactly, the kept elements in order (stable) or as a multiset, and the
+    // rest of the output.
+    let stable = compactor.variant.stable();
+    let result = reference::check_compaction(compactor.form, ty.into(), input, &done.output, done.count, stable);
+    let redone_by = done.fell_back.then_some("three passes");
+    let bytes = reference::compaction_bytes(compactor.form, input, done.count);
+    report.check_and_time(label, n, &result, redone_by, timed.as_ref(), bytes);
+    Ok(())
+}
+// ANCHOR_END: host_path
+
+/// The host path's steps, in the order it takes them.
+impl<'c> Compactor<'c> {
+    fn buffers(&self, input: &CompactionInput) -> Result<Buffers<'c>> {
+        let ctx = self.ctx;
+        let n = input.data.len();
+        let tiles = harness::tiles(n, self.tile) as usize;
+        let states = if self.variant == Variant::SinglePass { tiles } else { 0 };
+        Ok(Buffers {
+            input: Buffer::from_slice(ctx, "input", &input.data)?,
+            output: Buffer::new(ctx, "output", n.max(1))?,
+            flags: Buffer::from_slice(ctx, "flags", &input.flags)?,
+            control: Buffer::from_slice(ctx, "control", &[0u32; CONTROL_WORDS])?,
+            tile_states: harness::lookback::TileStates::new(ctx, states, NEXT_TILE, self.word)?,
+            partials: Buffer::new(ctx, "partials", tiles)?,
+            threshold_bits: input.threshold_bits,
+        })
+    }
+
+    // ANCHOR: record
+    /// Record one whole compaction of `n` elements into `b.output`, the single pass as `run`
+    /// (its epoch, and whether its states are zeroed first). Recording changes nothing: the
+    /// caller settles the run after its submission (TileStates::settle).
+    fn record<'r>(&'r self, rec: &mut Recorder<'_, 'r>, b: &'r Buffers, n: usize, run: Run) -> Result<()> {
+        let io = [b.input.binding(), b.output.binding(), b.flags.binding(), b.control.binding()];
+        let with = |scratch| [io[0], io[1], io[2], io[3], scratch];
+        // The single pass takes a new epoch: the tile states of earlier runs read as not ready
+        // and its counters count on (harness::lookback::Epochs), so only its first run on the
+        // buffers zeroes them, and not its count, which its last tile writes (so a checked run's
+        // poison there stays until then); the 32-bit states, which hold no epoch, are zeroed
+        // before every run (TileStates::record_start). The other variants' slot counters start
+        // at zero every run.
+        let epoch = if self.variant == Variant::SinglePass {
+            b.tile_states.record_start(rec, &b.control, run)?;
+            run.epoch
+        } else {
+            rec.fill_range(&b.control, KEPT, NEXT_TILE - KEPT, 0).context("reset the counters")?;
+            // The zeroed counters land before any workgroup reads them.
+            rec.barrier(Barrier::TransferToCompute);
+            0
+        };
+        let push = [n as u32, b.threshold_bits, epoch];
+        let tiles = harness::tiles(n, self.tile);
+        match self.variant {
+            Variant::Naive | Variant::Aggregated | Variant::SinglePass => {
+                let scratch =
+                    if self.variant == Variant::SinglePass { b.tile_states.binding() } else { b.partials.binding() };
+                rec.dispatch(&self.kernels[0], &with(scratch), &push, self.ctx.grid(tiles)?)?;
+            }
+            Variant::ThreePass => {
+                rec.dispatch(&self.kernels[0], &with(b.partials.binding()), &push, self.ctx.grid(tiles)?)?;
+                // Pass 1's counts are written before pass 2 scans them.
+                rec.barrier(Barrier::ComputeToCompute);
+                let scan_io = [b.input.binding(), b.output.binding(), b.partials.binding(), b.control.binding()];
+                rec.dispatch(&self.kernels[1], &scan_io, &tiles, [1, 1, 1])?;
+                // Pass 2's prefixes are written before pass 3 reads them.
+                rec.barrier(Barrier::ComputeToCompute);
+                rec.dispatch(&self.kernels[2], &with(b.partials.binding()), &push, self.ctx.grid(tiles)?)?;
+            }
+        }
+        // The output and the count are complete before anything reads them.
+        rec.barrier(Barrier::ComputeToCompute);
+        Ok(())
+    }
+    // ANCHOR_END: record
+
+    // ANCHOR: compact
+    /// The run that gets checked: poison the output, compact once; a single pass that stalled
+    /// (in this run or any earlier one on `b`) is redone by the three passes.
+    fn compact(&self, b: &mut Buffers, input: &CompactionInput) -> Result<Compacted> {
+        let n = input.data.len();
+        let mut rec = Recorder::new(self.ctx)?;
+        rec.fill(&b.output, harness::POISON);
+        if self.variant == Variant::SinglePass {
+            // The count too: the single pass writes it without a reset before each run.
+            rec.fill_range(&b.control, KEPT, 1, harness::POISON).context("poison the count")?;
+        }
+        // The poison lands before the kernels write the output and the count, and before a
+        // reset's fill of the counters (fill after fill: this barrier covers transfers too).
+        rec.barrier(Barrier::ComputeToCompute);
+        let run = b.tile_states.next_run();
+        self.record(&mut rec, b, n, run)?;
+        let submitted = rec.submit_and_wait().context("the checked compaction");
+        b.tile_states.settle(run, submitted)?;
+        let control = b.control.download().context("read the counters")?;
+        let (workgroup, lanes) = (self.workgroup, self.lookback_lanes);
+        let wrong_shape =
+            |reason| Compacted { output: Vec::new(), count: 0, fell_back: false, wrong_shape: Some(reason) };
+        if self.variant == Variant::SinglePass {
+            match b.tile_states.finished(&control, harness::tiles(n, self.tile), workgroup, lanes)? {
+                Finished::Clean => {}
+                Finished::Stalled => {
+                    let fallback = self.fallback.as_ref().context("single pass stalled and there is no fallback")?;
+                    let redone = fallback.compact(&mut fallback.buffers(input)?, input)?;
+                    return Ok(Compacted { fell_back: true, ..redone });
+                }
+                Finished::WrongShape(reason) => return Ok(wrong_shape(reason)),
+            }
+        } else if let Some(reason) = harness::lookback::wrong_shape(control[STALLED], workgroup, lanes) {
+            return Ok(wrong_shape(reason));
+        }
+        let mut output = b.output.download().context("read the output")?;
+        output.truncate(n);
+        Ok(Compacted { output, count: control[KEPT], fell_back: false, wrong_shape: None })
+    }
+    // ANCHOR_END: compact
+}
+
 #[derive(Parser, Debug)]
 #[command(
     about = "Stream compaction: naive atomics, ballot-aggregated atomics, a stable single pass",
@@ -85,10 +240,6 @@ const NEXT_TILE: usize = 2;
 /// harness::lookback::wrong_shape).
 const STALLED: usize = NEXT_TILE + 2;
 const CONTROL_WORDS: usize = NEXT_TILE + harness::lookback::COUNTERS;
-
-fn main() -> ExitCode {
-    harness::run_sample::<Args>("04_compaction", run)
-}
 
 fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
     let seed = args.common.seed();
@@ -156,34 +307,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                             report.skip(&format!("{label} n={n}"), &reason);
                             continue;
                         }
-                        let mut b = compactor.buffers(&input)?;
-                        // Each timed run takes the next epoch; they count once their submission completed.
-                        let (mut run, mut last) = (b.tile_states.next_run(), None);
-                        let timed = Bench::time_if(timer.as_ref(), ctx, |rec| {
-                            compactor.record(rec, &b, n as usize, run)?;
-                            (last, run) = (Some(run), run.next());
-                            Ok(())
-                        });
-                        let timed = match last {
-                            Some(last) => b.tile_states.settle(last, timed)?,
-                            None => timed?,
-                        };
-                        let done = compactor.compact(&mut b, &input).with_context(|| format!("{label} n={n}"))?;
-                        if let Some(reason) = &done.wrong_shape {
-                            report.skip(&format!("{label} n={n}"), reason);
-                            continue;
-                        }
-                        let result = reference::check_compaction(
-                            form,
-                            ty.into(),
-                            &input,
-                            &done.output,
-                            done.count,
-                            compactor.variant.stable(),
-                        );
-                        let redone_by = done.fell_back.then_some("three passes");
-                        let bytes = reference::compaction_bytes(form, &input, done.count);
-                        report.check_and_time(&label, n, &result, redone_by, timed.as_ref(), bytes);
+                        compact_and_check(compactor, &label, ty, &input, timer.as_ref(), report)?;
                     }
                 }
             }
@@ -251,6 +375,7 @@ impl Variant {
 struct Compactor<'c> {
     ctx: &'c Context,
     variant: Variant,
+    form: Form,
     /// Elements per tile (stable variants) or per workgroup (the others).
     tile: u32,
     /// naive, aggregated, single-pass: one kernel; three-pass: count, scan, scatter.
@@ -396,110 +521,6 @@ impl<'c> Compactor<'c> {
                 ]
             }
         };
-        Ok(Compactor { ctx, variant, tile, kernels, fallback, word, workgroup, lookback_lanes })
+        Ok(Compactor { ctx, variant, form, tile, kernels, fallback, word, workgroup, lookback_lanes })
     }
-
-    fn buffers(&self, input: &CompactionInput) -> Result<Buffers<'c>> {
-        let ctx = self.ctx;
-        let n = input.data.len();
-        let tiles = harness::tiles(n, self.tile) as usize;
-        let states = if self.variant == Variant::SinglePass { tiles } else { 0 };
-        Ok(Buffers {
-            input: Buffer::from_slice(ctx, "input", &input.data)?,
-            output: Buffer::new(ctx, "output", n.max(1))?,
-            flags: Buffer::from_slice(ctx, "flags", &input.flags)?,
-            control: Buffer::from_slice(ctx, "control", &[0u32; CONTROL_WORDS])?,
-            tile_states: harness::lookback::TileStates::new(ctx, states, NEXT_TILE, self.word)?,
-            partials: Buffer::new(ctx, "partials", tiles)?,
-            threshold_bits: input.threshold_bits,
-        })
-    }
-
-    // ANCHOR: record
-    /// Record one whole compaction of `n` elements into `b.output`, the single pass as `run`
-    /// (its epoch, and whether its states are zeroed first). Recording changes nothing: the
-    /// caller settles the run after its submission (TileStates::settle).
-    fn record<'r>(&'r self, rec: &mut Recorder<'_, 'r>, b: &'r Buffers, n: usize, run: Run) -> Result<()> {
-        let io = [b.input.binding(), b.output.binding(), b.flags.binding(), b.control.binding()];
-        let with = |scratch| [io[0], io[1], io[2], io[3], scratch];
-        // The single pass takes a new epoch: the tile states of earlier runs read as not ready
-        // and its counters count on (harness::lookback::Epochs), so only its first run on the
-        // buffers zeroes them, and not its count, which its last tile writes (so a checked run's
-        // poison there stays until then); the 32-bit states, which hold no epoch, are zeroed
-        // before every run (TileStates::record_start). The other variants' slot counters start
-        // at zero every run.
-        let epoch = if self.variant == Variant::SinglePass {
-            b.tile_states.record_start(rec, &b.control, run)?;
-            run.epoch
-        } else {
-            rec.fill_range(&b.control, KEPT, NEXT_TILE - KEPT, 0).context("reset the counters")?;
-            // The zeroed counters land before any workgroup reads them.
-            rec.barrier(Barrier::TransferToCompute);
-            0
-        };
-        let push = [n as u32, b.threshold_bits, epoch];
-        let tiles = harness::tiles(n, self.tile);
-        match self.variant {
-            Variant::Naive | Variant::Aggregated | Variant::SinglePass => {
-                let scratch =
-                    if self.variant == Variant::SinglePass { b.tile_states.binding() } else { b.partials.binding() };
-                rec.dispatch(&self.kernels[0], &with(scratch), &push, self.ctx.grid(tiles)?)?;
-            }
-            Variant::ThreePass => {
-                rec.dispatch(&self.kernels[0], &with(b.partials.binding()), &push, self.ctx.grid(tiles)?)?;
-                // Pass 1's counts are written before pass 2 scans them.
-                rec.barrier(Barrier::ComputeToCompute);
-                let scan_io = [b.input.binding(), b.output.binding(), b.partials.binding(), b.control.binding()];
-                rec.dispatch(&self.kernels[1], &scan_io, &tiles, [1, 1, 1])?;
-                // Pass 2's prefixes are written before pass 3 reads them.
-                rec.barrier(Barrier::ComputeToCompute);
-                rec.dispatch(&self.kernels[2], &with(b.partials.binding()), &push, self.ctx.grid(tiles)?)?;
-            }
-        }
-        // The output and the count are complete before anything reads them.
-        rec.barrier(Barrier::ComputeToCompute);
-        Ok(())
-    }
-    // ANCHOR_END: record
-
-    // ANCHOR: compact
-    /// The run that gets checked: poison the output, compact once; a single pass that stalled
-    /// (in this run or any earlier one on `b`) is redone by the three passes.
-    fn compact(&self, b: &mut Buffers, input: &CompactionInput) -> Result<Compacted> {
-        let n = input.data.len();
-        let mut rec = Recorder::new(self.ctx)?;
-        rec.fill(&b.output, harness::POISON);
-        if self.variant == Variant::SinglePass {
-            // The count too: the single pass writes it without a reset before each run.
-            rec.fill_range(&b.control, KEPT, 1, harness::POISON).context("poison the count")?;
-        }
-        // The poison lands before the kernels write the output and the count, and before a
-        // reset's fill of the counters (fill after fill: this barrier covers transfers too).
-        rec.barrier(Barrier::ComputeToCompute);
-        let run = b.tile_states.next_run();
-        self.record(&mut rec, b, n, run)?;
-        let submitted = rec.submit_and_wait().context("the checked compaction");
-        b.tile_states.settle(run, submitted)?;
-        let control = b.control.download().context("read the counters")?;
-        let (workgroup, lanes) = (self.workgroup, self.lookback_lanes);
-        let wrong_shape =
-            |reason| Compacted { output: Vec::new(), count: 0, fell_back: false, wrong_shape: Some(reason) };
-        if self.variant == Variant::SinglePass {
-            match b.tile_states.finished(&control, harness::tiles(n, self.tile), workgroup, lanes)? {
-                Finished::Clean => {}
-                Finished::Stalled => {
-                    let fallback = self.fallback.as_ref().context("single pass stalled and there is no fallback")?;
-                    let redone = fallback.compact(&mut fallback.buffers(input)?, input)?;
-                    return Ok(Compacted { fell_back: true, ..redone });
-                }
-                Finished::WrongShape(reason) => return Ok(wrong_shape(reason)),
-            }
-        } else if let Some(reason) = harness::lookback::wrong_shape(control[STALLED], workgroup, lanes) {
-            return Ok(wrong_shape(reason));
-        }
-        let mut output = b.output.download().context("read the output")?;
-        output.truncate(n);
-        Ok(Compacted { output, count: control[KEPT], fell_back: false, wrong_shape: None })
-    }
-    // ANCHOR_END: compact
 }
