@@ -88,10 +88,10 @@ fn print_properties(c: &DeviceCaps) {
         (
             "shaderInt64 + shaderBufferInt64Atomics",
             c.has_int64_buffer_atomics(),
-            "02 fast (flagged partials), 03 single-pass, 04 single-pass",
+            "02 fast (flagged partials); 03 and 04 single-pass use a 32-bit look-back without it",
         ),
         ("shaderBufferFloat32AtomicAdd", c.buffer_float32_atomic_add, "02 fast (f32 atomic result)"),
-        ("16-bit storage", c.storage_buffer_16bit, ""),
+        ("16-bit storage", c.storage_buffer_16bit, "06 f16 inputs"),
         ("shaderFloat16", c.shader_float16, ""),
         ("subgroup extended types", c.subgroup_extended_types, ""),
         ("Vulkan memory model", c.vulkan_memory_model, ""),
