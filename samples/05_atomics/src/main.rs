@@ -27,6 +27,142 @@ use harness::{or_all, out, Bench, Report};
 use std::process::ExitCode;
 use vk_compute::{Barrier, Buffer, Context, Kernel, KernelDesc, Recorder, SubgroupOps};
 
+fn main() -> ExitCode {
+    harness::run_sample::<Args>("05_atomics", run)
+}
+
+// ANCHOR: host_path
+/// The host path of one variant on one input, as a Vulkan program runs it: the input is
+/// already in a device buffer (shared by the variants); the variant's output and counters go
+/// beside it; under `--bench` the run is timed on them; then the checked run (poison the
+/// slots, zero the counters, dispatch, submit and wait, read back) is compared with the CPU.
+/// Returns the median time of a run that passed under `--bench`.
+#[allow(clippy::too_many_arguments)]
+fn run_and_check(
+    runner: &Runner,
+    label: &str,
+    device_input: &Buffer<u32>,
+    input: &Input,
+    case: Case,
+    timer: Option<&Bench>,
+    args: &Args,
+    report: &mut Report,
+) -> Result<Option<f64>> {
+    let n = input.data().len() as u64;
+    // Buffers: the slots or bins, and the counters.
+    let mut buffers = runner.buffers(input, case)?;
+    // --bench: time whole runs (Runner::record) on these buffers.
+    let timed = Bench::time_if(timer, runner.ctx, |rec| runner.record(rec, device_input, &buffers, n as u32, case))?;
+    // The checked run: poison, one run, read back, and the CPU's check (Runner::checked_run).
+    let (result, control) =
+        runner.checked_run(device_input, &mut buffers, input, case).with_context(|| format!("{label} n={n}"))?;
+    let passed = report.check(label, Some(n), &result);
+    if args.count_atomics {
+        out(format!(
+            "  {label} n={n}: {} device atomics, {} shared atomics",
+            control[GLOBAL_ATOMICS], control[SHARED_ATOMICS]
+        ));
+    }
+    // A time counts only for a run that passed.
+    Ok(match (passed, &timed) {
+        (true, Some(t)) => {
+            t.row(report, label, n, 4 * n);
+            Some(t.times.median_ns())
+        }
+        _ => None,
+    })
+}
+// ANCHOR_END: host_path
+
+/// The host path's steps, in the order it takes them.
+impl<'c> Runner<'c> {
+    fn buffers(&self, input: &Input, case: Case) -> Result<Buffers<'c>> {
+        let (len, threshold) = match (input, case) {
+            (Input::Append(a), _) => (a.values.len(), a.threshold),
+            (Input::Keys(_), Case::Bins(bins, _)) => (bins as usize, 0),
+            _ => anyhow::bail!("input and case disagree"),
+        };
+        Ok(Buffers {
+            output: Buffer::new(
+                self.ctx,
+                if self.workload == Workload::Append { "slots" } else { "bins" },
+                len.max(1),
+            )?,
+            control: Buffer::from_slice(self.ctx, "control", &[0u32; SHARED_ATOMICS + 1])?,
+            threshold,
+        })
+    }
+
+    // ANCHOR: record
+    /// Record one whole run over `n` elements: counters (and bins) to zero, one dispatch.
+    fn record<'r>(
+        &'r self,
+        rec: &mut Recorder<'_, 'r>,
+        input: &'r Buffer<u32>,
+        b: &'r Buffers,
+        n: u32,
+        case: Case,
+    ) -> Result<()> {
+        rec.fill(&b.control, 0);
+        if self.workload == Workload::Histogram {
+            rec.fill(&b.output, 0);
+        }
+        // The zeroed words land before any workgroup adds to them.
+        rec.barrier(Barrier::TransferToCompute);
+        let groups = match self.workload {
+            Workload::Append => n.div_ceil(WORKGROUP),
+            Workload::Histogram => {
+                let Case::Bins(bins, _) = case else { anyhow::bail!("histogram without bins") };
+                // Each workgroup walks the chunks `workgroup + k × groups`.
+                histogram_groups(n, bins)
+            }
+        };
+        // The kernel reads the n elements and writes the slots (append: up to n) or the bins.
+        let outputs = match case {
+            Case::Keep(_) => n as usize,
+            Case::Bins(bins, _) => bins as usize,
+        };
+        let io =
+            [input.binding_for(n as usize), b.output.binding_for(outputs), b.control.binding_for(SHARED_ATOMICS + 1)];
+        rec.dispatch(self.kernel(case)?, &io, &[n, b.threshold], self.ctx.grid(groups.max(1))?)?;
+        // The slots, bins and counters are complete before anything reads them.
+        rec.barrier(Barrier::ComputeToCompute);
+        Ok(())
+    }
+    // ANCHOR_END: record
+
+    /// The run that gets checked: poison the slots, run once, read back, compare with the CPU.
+    /// Returns the check and the control words.
+    fn checked_run(
+        &self,
+        device_input: &Buffer<u32>,
+        b: &mut Buffers,
+        input: &Input,
+        case: Case,
+    ) -> Result<(harness::Check, Vec<u32>)> {
+        let n = input.data().len() as u32;
+        let mut rec = Recorder::new(self.ctx)?;
+        if self.workload == Workload::Append {
+            rec.fill(&b.output, harness::POISON);
+            // The poison lands before the kernel writes the slots.
+            rec.barrier(Barrier::TransferToCompute);
+        }
+        self.record(&mut rec, device_input, b, n, case)?;
+        rec.submit_and_wait().context("the checked run")?;
+        let control = b.control.download().context("read the counters")?;
+        let mut output = b.output.download().context("read the output")?;
+        let check = match (input, case) {
+            (Input::Append(a), _) => {
+                output.truncate(a.values.len());
+                reference::check_append(a, &output, control[COUNTER])
+            }
+            (Input::Keys(keys), Case::Bins(bins, _)) => reference::check_histogram(keys, bins, &output),
+            _ => anyhow::bail!("input and case disagree"),
+        };
+        Ok((check, control))
+    }
+}
+
 #[derive(Parser, Debug)]
 #[command(about = "Atomics under contention: per-lane, subgroup-aggregated, workgroup-privatized")]
 struct Args {
@@ -161,10 +297,6 @@ const COUNTER: usize = 0;
 const GLOBAL_ATOMICS: usize = 1;
 const SHARED_ATOMICS: usize = 2;
 
-fn main() -> ExitCode {
-    harness::run_sample::<Args>("05_atomics", run)
-}
-
 fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
     args.common.check_size(ctx, 4)?;
     if args.bins.iter().any(|&b| b == 0 || b > 4096) {
@@ -227,25 +359,9 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                 let mut medians = Vec::new();
                 for (name, runner) in &runners {
                     let label = format!("{name} {}", case.label());
-                    let mut buffers = runner.buffers(&input, case)?;
-                    let timed = Bench::time_if(timer.as_ref(), ctx, |rec| {
-                        runner.record(rec, &device_input, &buffers, n as u32, case)
-                    })?;
-                    let (result, control) = runner
-                        .checked_run(&device_input, &mut buffers, &input, case)
-                        .with_context(|| format!("{label} n={n}"))?;
-                    let passed = report.check(&label, Some(n), &result);
-                    if args.count_atomics {
-                        out(format!(
-                            "  {label} n={n}: {} device atomics, {} shared atomics",
-                            control[GLOBAL_ATOMICS], control[SHARED_ATOMICS]
-                        ));
-                    }
-                    // A time counts only for a run that passed.
-                    if let (true, Some(t)) = (passed, &timed) {
-                        t.row(report, &label, n, 4 * n);
-                        medians.push((name.clone(), t.times.median_ns()));
-                    }
+                    let median =
+                        run_and_check(runner, &label, &device_input, &input, case, timer.as_ref(), args, report)?;
+                    medians.extend(median.map(|m| (name.clone(), m)));
                 }
                 print_speedups(&medians, case, n);
             }
@@ -401,92 +517,6 @@ impl<'c> Runner<'c> {
             Case::Bins(bins, _) => bins,
         };
         self.kernels.iter().find(|(b, _)| *b == bins).map(|(_, k)| k).context("no pipeline for this bin count")
-    }
-
-    fn buffers(&self, input: &Input, case: Case) -> Result<Buffers<'c>> {
-        let (len, threshold) = match (input, case) {
-            (Input::Append(a), _) => (a.values.len(), a.threshold),
-            (Input::Keys(_), Case::Bins(bins, _)) => (bins as usize, 0),
-            _ => anyhow::bail!("input and case disagree"),
-        };
-        Ok(Buffers {
-            output: Buffer::new(
-                self.ctx,
-                if self.workload == Workload::Append { "slots" } else { "bins" },
-                len.max(1),
-            )?,
-            control: Buffer::from_slice(self.ctx, "control", &[0u32; SHARED_ATOMICS + 1])?,
-            threshold,
-        })
-    }
-
-    // ANCHOR: record
-    /// Record one whole run over `n` elements: counters (and bins) to zero, one dispatch.
-    fn record<'r>(
-        &'r self,
-        rec: &mut Recorder<'_, 'r>,
-        input: &'r Buffer<u32>,
-        b: &'r Buffers,
-        n: u32,
-        case: Case,
-    ) -> Result<()> {
-        rec.fill(&b.control, 0);
-        if self.workload == Workload::Histogram {
-            rec.fill(&b.output, 0);
-        }
-        // The zeroed words land before any workgroup adds to them.
-        rec.barrier(Barrier::TransferToCompute);
-        let groups = match self.workload {
-            Workload::Append => n.div_ceil(WORKGROUP),
-            Workload::Histogram => {
-                let Case::Bins(bins, _) = case else { anyhow::bail!("histogram without bins") };
-                // Each workgroup walks the chunks `workgroup + k × groups`.
-                histogram_groups(n, bins)
-            }
-        };
-        // The kernel reads the n elements and writes the slots (append: up to n) or the bins.
-        let outputs = match case {
-            Case::Keep(_) => n as usize,
-            Case::Bins(bins, _) => bins as usize,
-        };
-        let io =
-            [input.binding_for(n as usize), b.output.binding_for(outputs), b.control.binding_for(SHARED_ATOMICS + 1)];
-        rec.dispatch(self.kernel(case)?, &io, &[n, b.threshold], self.ctx.grid(groups.max(1))?)?;
-        // The slots, bins and counters are complete before anything reads them.
-        rec.barrier(Barrier::ComputeToCompute);
-        Ok(())
-    }
-    // ANCHOR_END: record
-
-    /// The run that gets checked: poison the slots, run once, read back, compare with the CPU.
-    /// Returns the check and the control words.
-    fn checked_run(
-        &self,
-        device_input: &Buffer<u32>,
-        b: &mut Buffers,
-        input: &Input,
-        case: Case,
-    ) -> Result<(harness::Check, Vec<u32>)> {
-        let n = input.data().len() as u32;
-        let mut rec = Recorder::new(self.ctx)?;
-        if self.workload == Workload::Append {
-            rec.fill(&b.output, harness::POISON);
-            // The poison lands before the kernel writes the slots.
-            rec.barrier(Barrier::TransferToCompute);
-        }
-        self.record(&mut rec, device_input, b, n, case)?;
-        rec.submit_and_wait().context("the checked run")?;
-        let control = b.control.download().context("read the counters")?;
-        let mut output = b.output.download().context("read the output")?;
-        let check = match (input, case) {
-            (Input::Append(a), _) => {
-                output.truncate(a.values.len());
-                reference::check_append(a, &output, control[COUNTER])
-            }
-            (Input::Keys(keys), Case::Bins(bins, _)) => reference::check_histogram(keys, bins, &output),
-            _ => anyhow::bail!("input and case disagree"),
-        };
-        Ok((check, control))
     }
 }
 
