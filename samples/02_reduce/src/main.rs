@@ -26,255 +26,47 @@ use harness::{or_all, Bench, Report};
 use std::process::ExitCode;
 use vk_compute::{Barrier, Buffer, Context, Kernel, KernelDesc, Recorder, SubgroupOps};
 
-#[derive(Parser, Debug)]
-#[command(about = "Reduce an array five ways, from a shared-memory tree to a bandwidth-bound reduce")]
-struct Args {
-    #[command(flatten)]
-    common: harness::CommonArgs,
-    /// Which variants to run (default: all).
-    #[arg(long, value_enum, value_delimiter = ',')]
-    variant: Vec<Variant>,
-    /// Which operations (default: all that apply to the type).
-    #[arg(long, value_enum, value_delimiter = ',')]
-    op: Vec<Op>,
-    /// Which element types (default: all; with --bench: f32 and u32).
-    #[arg(long = "type", value_enum, value_delimiter = ',')]
-    ty: Vec<Ty>,
-    /// fast: the most workgroups (each then loops over the array).
-    #[arg(long, default_value_t = 2048)]
-    fast_groups: u32,
-    /// fast: 16-byte loads in flight per invocation and loop step.
-    #[arg(long, default_value_t = 4)]
-    fast_unroll: u32,
-    /// fast: the last-workgroup hand-over, passing the partials with memory barriers even where
-    /// 64-bit atomics would allow flagged partials (an A/B switch; not with --fast-result atomic).
-    #[arg(long)]
-    fast_fences: bool,
-    /// fast: how the workgroups' partials become the result. `atomic`: each workgroup folds its
-    /// partial in with one atomic (integer operations; f32 add where the device has
-    /// shaderBufferFloat32AtomicAdd; SKIP otherwise); float sums then vary in the last bits
-    /// from run to run. `last-workgroup`: the last workgroup to finish reduces the partials.
-    /// `auto`: atomic where it exists, else the last workgroup.
-    #[arg(long, value_enum, default_value = "auto")]
-    fast_result: FastResult,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum FastResult {
-    Auto,
-    Atomic,
-    LastWorkgroup,
-}
-
-harness::sample_args!(Args);
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum Variant {
-    Tree,
-    Hybrid,
-    Subgroup,
-    Shuffle,
-    Fast,
-}
-
-/// Invocations per workgroup for every variant: a power of two (the tree needs it), a multiple
-/// of every subgroup size up to 128, and 32 subgroups at size 8 (more than a subgroup's lanes).
-const WORKGROUP: u32 = 256;
-
-/// The element where the deciding value is planted (in every run: min, max, and, or are then
-/// decided by one element), and where `--inject-fault` strikes. Workgroup 1 of `fast` loads
-/// it first (vec4 256); in the textbook variants, workgroup 4 of the first pass.
-const PLANTED: usize = 4 * WORKGROUP as usize + 1;
-
 fn main() -> ExitCode {
     harness::run_sample::<Args>("02_reduce", run)
 }
 
-fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
-    let seed = args.common.seed();
-    let variants = or_all(&args.variant, Variant::value_variants());
-    let types = or_all(&args.ty, if args.common.bench { &[Ty::F32, Ty::U32] } else { Ty::value_variants() });
-    args.common.check_size(ctx, 4)?;
-    if !(1..=64).contains(&args.fast_unroll) || !(1..=1 << 20).contains(&args.fast_groups) {
-        return vk_compute::setup_error("--fast-unroll must be in 1..=64 and --fast-groups in 1..=2^20");
-    }
-    if args.fast_fences && args.fast_result == FastResult::Atomic {
-        return vk_compute::setup_error("--fast-fences is a last-workgroup hand-over: not with --fast-result atomic");
-    }
-    let ops = or_all(&args.op, if args.common.bench { &[Op::Add] } else { Op::value_variants() });
-    if !types.iter().any(|&ty| ops.iter().any(|op| op.applies_to(ty))) {
-        return vk_compute::setup_error(
-            "no selected operation applies to the selected types (and/or/xor: integers; mul: f32)",
-        );
-    }
-    // A fault strikes at PLANTED, in the second of at least two workgroups of `fast`.
-    let smallest_faultable = (2 * WORKGROUP * args.fast_unroll * 4) as u64;
-    if args.common.inject_fault.is_some()
-        && (args.common.size.is_none_or(|n| n < smallest_faultable) || args.fast_groups < 2)
-    {
-        return vk_compute::setup_error(format!(
-            "--inject-fault needs --size of at least {smallest_faultable} and --fast-groups of at least 2"
-        ));
-    }
-    let mut bench = Bench::start(ctx, &args.common, report)?;
-    // Odd sizes by default: empty, one element, a prime, 2^20+3, and a random size.
-    let sizes = harness::run_sizes(ctx, &args.common, &[0, 1, 7, 1_000_003, harness::random::size(seed, 2, 1 << 21)]);
-    for &ty in &types {
-        for &op in ops.iter().filter(|op| op.applies_to(ty)) {
-            // f32 add also runs on real values, with a rounding bound (not timed). The planted
-            // value is larger than the bound, so a fault that loses or shifts it still fails.
-            let real = ty == Ty::F32 && op == Op::Add && bench.is_none();
-            for kind in [Inputs::Exact, Inputs::Real].into_iter().filter(|&k| k == Inputs::Exact || real) {
-                let suffix = if kind == Inputs::Real { " (real inputs)" } else { "" };
-                let mut reducers = Vec::new();
-                for &variant in &variants {
-                    let name = format!("{}{suffix}", variant_name(variant, op, ty));
-                    if let Some(reducer) = report.skip_unless(&name, Reducer::new(ctx, variant, ty, op, args)?) {
-                        report.pipeline_stats(&name, [&reducer.kernel])?;
-                        reducers.push((name, reducer));
-                    }
-                }
-                for &n in &sizes {
-                    let input = reference::reduce_input(ty, op, kind, n as usize, seed, PLANTED);
-                    if let Some(bench) = &mut bench {
-                        bench.copy_ceiling(ctx, n * 4, report)?;
-                    }
-                    for (name, reducer) in &reducers {
-                        let mut buffers = reducer.buffers(&input)?;
-                        // Timed runs alternate the accumulators from the buffers' next one; the
-                        // buffers learn where the runs left off only once they ran.
-                        let mut slot = buffers.next_slot;
-                        let timed = Bench::time_if(bench.as_ref(), ctx, |rec| {
-                            reducer.record(rec, &buffers, input.len(), slot)?;
-                            slot ^= 1;
-                            Ok(())
-                        })?;
-                        buffers.next_slot = slot;
-                        // The checked run: the result poisoned first, then one reduction.
-                        let slot = reducer.run_once(&mut buffers).with_context(|| format!("{name} n={n}"))?;
-                        let check = reducer.verify(&mut buffers, slot, ty, op, kind, &input)?;
-                        // One read of every element.
-                        report.check_and_time(name, n, &check, None, timed.as_ref(), n * 4);
-                    }
-                }
-            }
-        }
-    }
+// ANCHOR: host_path
+/// The host path of one variant on one input, as a Vulkan program runs it: upload the input
+/// into a device buffer (scratch and result beside it), time the reduction on them under
+/// `--bench`, then the checked run (poison the result, record the passes with a barrier after
+/// each, submit and wait), read the result back and check it against the CPU's reduction.
+fn reduce_and_check(
+    reducer: &Reducer,
+    name: &str,
+    (ty, op, kind): (Ty, Op, Inputs),
+    input: &[u32],
+    bench: Option<&Bench>,
+    report: &mut Report,
+) -> Result<()> {
+    let n = input.len() as u64;
+    // Buffers: the input uploaded, the partials' scratch, the ticket and the result.
+    let mut buffers = reducer.buffers(input)?;
+    // Timed runs alternate the accumulators from the buffers' next one; the buffers learn
+    // where the runs left off only once they ran.
+    let mut slot = buffers.next_slot;
+    let timed = Bench::time_if(bench, reducer.ctx, |rec| {
+        reducer.record(rec, &buffers, input.len(), slot)?;
+        slot ^= 1;
+        Ok(())
+    })?;
+    buffers.next_slot = slot;
+    // The checked run: the result poisoned first, then one reduction.
+    let slot = reducer.run_once(&mut buffers).with_context(|| format!("{name} n={n}"))?;
+    // Read back and verify against the CPU.
+    let check = reducer.verify(&mut buffers, slot, ty, op, kind, input)?;
+    // One read of every element.
+    report.check_and_time(name, n, &check, None, timed.as_ref(), n * 4);
     Ok(())
 }
+// ANCHOR_END: host_path
 
-fn variant_name(variant: Variant, op: Op, ty: Ty) -> String {
-    format!("{} {op:?} {ty:?}", harness::value_name(variant)).to_lowercase()
-}
-
-/// One variant compiled for one type and operation.
-struct Reducer<'c> {
-    ctx: &'c Context,
-    variant: Variant,
-    kernel: Kernel<'c>,
-    identity: u32,
-    /// subgroup: output slots per workgroup (workgroup size / smallest subgroup size).
-    max_subgroups: u32,
-    /// fast: the most workgroups, and loads in flight per invocation.
-    fast_groups: u32,
-    fast_unroll: u32,
-    /// fast: each workgroup adds its partial to the result atomically (no last workgroup).
-    atomic_result: bool,
-}
-
-/// Device buffers for one input: the input, two ping-pong scratch buffers for the partials,
-/// the ticket of the fast variant, and the result.
-struct Buffers<'c> {
-    input: Buffer<'c, u32>,
-    scratch: [Buffer<'c, u32>; 2],
-    ticket: Buffer<'c, u32>,
-    output: Buffer<'c, u32>,
-    /// With an atomic result: the accumulator (output[0] or output[1]) the next run adds into.
-    /// Each run resets the other one for the run after it. Advanced only for runs that were
-    /// submitted and finished, never while recording.
-    next_slot: u32,
-}
-
+/// The host path's steps, in the order it takes them.
 impl<'c> Reducer<'c> {
-    /// Build the variant's pipeline, or say why the device cannot run it.
-    fn new(ctx: &'c Context, variant: Variant, ty: Ty, op: Op, args: &Args) -> Result<Result<Self, String>> {
-        let ops = ctx.subgroup_ops();
-        let arith = SubgroupOps::BASIC | SubgroupOps::ARITHMETIC;
-        let shuffle = SubgroupOps::BASIC | SubgroupOps::SHUFFLE;
-        let (has_arith, has_shuffle) = (ops.has(arith), ops.has(shuffle));
-        let mut defines = vec![(ty.define(), "1".to_string()), (op.define(), "1".to_string())];
-        // --inject-fault: the workgroup that reads PLANTED (fast: vec4 PLANTED / 4 in the first
-        // grid step; the textbook variants: one element per invocation).
-        let faulty_workgroup = if variant == Variant::Fast { PLANTED / 4 } else { PLANTED } / WORKGROUP as usize;
-        defines.extend(args.common.fault_defines(PLANTED as u64, faulty_workgroup as u64));
-        let (shader, usable, needs) = match variant {
-            Variant::Tree => ("02_reduce/tree.comp", true, 0),
-            Variant::Hybrid => ("02_reduce/hybrid.comp", has_arith, arith),
-            Variant::Subgroup => ("02_reduce/subgroup_only.comp", has_arith, arith),
-            Variant::Shuffle => ("02_reduce/shuffle_xor.comp", has_shuffle, shuffle),
-            Variant::Fast => {
-                if !has_arith && has_shuffle {
-                    defines.push(("USE_SHUFFLE", "1".into())); // the fallback without arithmetic
-                }
-                let flagged = ctx.caps().has_int64_buffer_atomics() && !args.fast_fences;
-                defines.push(("FLAGGED_PARTIALS", u32::from(flagged).to_string()));
-                ("02_reduce/fast.comp", has_arith || has_shuffle, arith | shuffle)
-            }
-        };
-        let atomic_result = match (variant, args.fast_result) {
-            (Variant::Fast, FastResult::Atomic) => match no_atomic_result(ctx, ty, op) {
-                Some(why) => return Ok(Err(format!("--fast-result atomic: {why}"))),
-                None => true,
-            },
-            (Variant::Fast, FastResult::Auto) => !args.fast_fences && no_atomic_result(ctx, ty, op).is_none(),
-            _ => false,
-        };
-        if variant == Variant::Fast {
-            defines.push(("ATOMIC_RESULT", u32::from(atomic_result).to_string()));
-        }
-        if !usable {
-            let missing = ops.missing(needs);
-            let either = if variant == Variant::Fast { " (either Arithmetic or Shuffle would do)" } else { "" };
-            return Ok(Err(format!("the device lacks subgroup operations {missing:?}{either}")));
-        }
-        // Every subgroup variant gives lanes slots by subgroup ID, and the butterfly reads every
-        // lane: a partial subgroup would lose values.
-        if let Some(reason) = ctx.partial_subgroups(WORKGROUP).filter(|_| variant != Variant::Tree) {
-            return Ok(Err(reason));
-        }
-        let smallest = ctx.fixed_subgroup_size().unwrap_or(ctx.caps().min_subgroup_size());
-        if variant == Variant::Subgroup && smallest < 2 {
-            return Ok(Err(format!("subgroups of {smallest} lane cannot reduce anything (subgroup size {smallest})")));
-        }
-        let max_subgroups = WORKGROUP / smallest.max(1);
-        let constants = match variant {
-            Variant::Subgroup => vec![max_subgroups],
-            Variant::Fast => vec![args.fast_unroll],
-            _ => vec![],
-        };
-        let desc = KernelDesc {
-            shader,
-            defines,
-            buffers: if variant == Variant::Fast { 4 } else { 2 },
-            push_constant_bytes: 8,
-            workgroup_size: WORKGROUP,
-            constants,
-            ..Default::default()
-        };
-        let kernel = Kernel::new(ctx, &desc)?;
-        let identity = reference::identity(ty, op);
-        let (fast_groups, fast_unroll) = (args.fast_groups, args.fast_unroll);
-        Ok(Ok(Reducer { ctx, variant, kernel, identity, max_subgroups, fast_groups, fast_unroll, atomic_result }))
-    }
-
-    /// fast: workgroups for `n` elements: one per WORKGROUP × UNROLL vec4s, at most
-    /// --fast-groups and the device's grid width (each then loops over the array).
-    fn fast_grid(&self, n: usize) -> u32 {
-        let per_group = (WORKGROUP * self.fast_unroll) as usize;
-        let most = self.fast_groups.min(self.ctx.caps().max_workgroup_count[0]);
-        (n / 4).div_ceil(per_group).clamp(1, most as usize) as u32
-    }
-
     /// Upload `input` and allocate what the passes need. Bad sizes fail here, clearly.
     fn buffers(&self, input: &[u32]) -> Result<Buffers<'c>> {
         let n = input.len();
@@ -419,6 +211,238 @@ impl<'c> Reducer<'c> {
         Ok(())
     }
     // ANCHOR_END: passes
+}
+
+#[derive(Parser, Debug)]
+#[command(about = "Reduce an array five ways, from a shared-memory tree to a bandwidth-bound reduce")]
+struct Args {
+    #[command(flatten)]
+    common: harness::CommonArgs,
+    /// Which variants to run (default: all).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    variant: Vec<Variant>,
+    /// Which operations (default: all that apply to the type).
+    #[arg(long, value_enum, value_delimiter = ',')]
+    op: Vec<Op>,
+    /// Which element types (default: all; with --bench: f32 and u32).
+    #[arg(long = "type", value_enum, value_delimiter = ',')]
+    ty: Vec<Ty>,
+    /// fast: the most workgroups (each then loops over the array).
+    #[arg(long, default_value_t = 2048)]
+    fast_groups: u32,
+    /// fast: 16-byte loads in flight per invocation and loop step.
+    #[arg(long, default_value_t = 4)]
+    fast_unroll: u32,
+    /// fast: the last-workgroup hand-over, passing the partials with memory barriers even where
+    /// 64-bit atomics would allow flagged partials (an A/B switch; not with --fast-result atomic).
+    #[arg(long)]
+    fast_fences: bool,
+    /// fast: how the workgroups' partials become the result. `atomic`: each workgroup folds its
+    /// partial in with one atomic (integer operations; f32 add where the device has
+    /// shaderBufferFloat32AtomicAdd; SKIP otherwise); float sums then vary in the last bits
+    /// from run to run. `last-workgroup`: the last workgroup to finish reduces the partials.
+    /// `auto`: atomic where it exists, else the last workgroup.
+    #[arg(long, value_enum, default_value = "auto")]
+    fast_result: FastResult,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum FastResult {
+    Auto,
+    Atomic,
+    LastWorkgroup,
+}
+
+harness::sample_args!(Args);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Variant {
+    Tree,
+    Hybrid,
+    Subgroup,
+    Shuffle,
+    Fast,
+}
+
+/// Invocations per workgroup for every variant: a power of two (the tree needs it), a multiple
+/// of every subgroup size up to 128, and 32 subgroups at size 8 (more than a subgroup's lanes).
+const WORKGROUP: u32 = 256;
+
+/// The element where the deciding value is planted (in every run: min, max, and, or are then
+/// decided by one element), and where `--inject-fault` strikes. Workgroup 1 of `fast` loads
+/// it first (vec4 256); in the textbook variants, workgroup 4 of the first pass.
+const PLANTED: usize = 4 * WORKGROUP as usize + 1;
+
+fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
+    let seed = args.common.seed();
+    let variants = or_all(&args.variant, Variant::value_variants());
+    let types = or_all(&args.ty, if args.common.bench { &[Ty::F32, Ty::U32] } else { Ty::value_variants() });
+    args.common.check_size(ctx, 4)?;
+    if !(1..=64).contains(&args.fast_unroll) || !(1..=1 << 20).contains(&args.fast_groups) {
+        return vk_compute::setup_error("--fast-unroll must be in 1..=64 and --fast-groups in 1..=2^20");
+    }
+    if args.fast_fences && args.fast_result == FastResult::Atomic {
+        return vk_compute::setup_error("--fast-fences is a last-workgroup hand-over: not with --fast-result atomic");
+    }
+    let ops = or_all(&args.op, if args.common.bench { &[Op::Add] } else { Op::value_variants() });
+    if !types.iter().any(|&ty| ops.iter().any(|op| op.applies_to(ty))) {
+        return vk_compute::setup_error(
+            "no selected operation applies to the selected types (and/or/xor: integers; mul: f32)",
+        );
+    }
+    // A fault strikes at PLANTED, in the second of at least two workgroups of `fast`.
+    let smallest_faultable = (2 * WORKGROUP * args.fast_unroll * 4) as u64;
+    if args.common.inject_fault.is_some()
+        && (args.common.size.is_none_or(|n| n < smallest_faultable) || args.fast_groups < 2)
+    {
+        return vk_compute::setup_error(format!(
+            "--inject-fault needs --size of at least {smallest_faultable} and --fast-groups of at least 2"
+        ));
+    }
+    let mut bench = Bench::start(ctx, &args.common, report)?;
+    // Odd sizes by default: empty, one element, a prime, 2^20+3, and a random size.
+    let sizes = harness::run_sizes(ctx, &args.common, &[0, 1, 7, 1_000_003, harness::random::size(seed, 2, 1 << 21)]);
+    for &ty in &types {
+        for &op in ops.iter().filter(|op| op.applies_to(ty)) {
+            // f32 add also runs on real values, with a rounding bound (not timed). The planted
+            // value is larger than the bound, so a fault that loses or shifts it still fails.
+            let real = ty == Ty::F32 && op == Op::Add && bench.is_none();
+            for kind in [Inputs::Exact, Inputs::Real].into_iter().filter(|&k| k == Inputs::Exact || real) {
+                let suffix = if kind == Inputs::Real { " (real inputs)" } else { "" };
+                let mut reducers = Vec::new();
+                for &variant in &variants {
+                    let name = format!("{}{suffix}", variant_name(variant, op, ty));
+                    if let Some(reducer) = report.skip_unless(&name, Reducer::new(ctx, variant, ty, op, args)?) {
+                        report.pipeline_stats(&name, [&reducer.kernel])?;
+                        reducers.push((name, reducer));
+                    }
+                }
+                for &n in &sizes {
+                    let input = reference::reduce_input(ty, op, kind, n as usize, seed, PLANTED);
+                    if let Some(bench) = &mut bench {
+                        bench.copy_ceiling(ctx, n * 4, report)?;
+                    }
+                    for (name, reducer) in &reducers {
+                        reduce_and_check(reducer, name, (ty, op, kind), &input, bench.as_ref(), report)?;
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn variant_name(variant: Variant, op: Op, ty: Ty) -> String {
+    format!("{} {op:?} {ty:?}", harness::value_name(variant)).to_lowercase()
+}
+
+/// One variant compiled for one type and operation.
+struct Reducer<'c> {
+    ctx: &'c Context,
+    variant: Variant,
+    kernel: Kernel<'c>,
+    identity: u32,
+    /// subgroup: output slots per workgroup (workgroup size / smallest subgroup size).
+    max_subgroups: u32,
+    /// fast: the most workgroups, and loads in flight per invocation.
+    fast_groups: u32,
+    fast_unroll: u32,
+    /// fast: each workgroup adds its partial to the result atomically (no last workgroup).
+    atomic_result: bool,
+}
+
+/// Device buffers for one input: the input, two ping-pong scratch buffers for the partials,
+/// the ticket of the fast variant, and the result.
+struct Buffers<'c> {
+    input: Buffer<'c, u32>,
+    scratch: [Buffer<'c, u32>; 2],
+    ticket: Buffer<'c, u32>,
+    output: Buffer<'c, u32>,
+    /// With an atomic result: the accumulator (output[0] or output[1]) the next run adds into.
+    /// Each run resets the other one for the run after it. Advanced only for runs that were
+    /// submitted and finished, never while recording.
+    next_slot: u32,
+}
+
+impl<'c> Reducer<'c> {
+    /// Build the variant's pipeline, or say why the device cannot run it.
+    fn new(ctx: &'c Context, variant: Variant, ty: Ty, op: Op, args: &Args) -> Result<Result<Self, String>> {
+        let ops = ctx.subgroup_ops();
+        let arith = SubgroupOps::BASIC | SubgroupOps::ARITHMETIC;
+        let shuffle = SubgroupOps::BASIC | SubgroupOps::SHUFFLE;
+        let (has_arith, has_shuffle) = (ops.has(arith), ops.has(shuffle));
+        let mut defines = vec![(ty.define(), "1".to_string()), (op.define(), "1".to_string())];
+        // --inject-fault: the workgroup that reads PLANTED (fast: vec4 PLANTED / 4 in the first
+        // grid step; the textbook variants: one element per invocation).
+        let faulty_workgroup = if variant == Variant::Fast { PLANTED / 4 } else { PLANTED } / WORKGROUP as usize;
+        defines.extend(args.common.fault_defines(PLANTED as u64, faulty_workgroup as u64));
+        let (shader, usable, needs) = match variant {
+            Variant::Tree => ("02_reduce/tree.comp", true, 0),
+            Variant::Hybrid => ("02_reduce/hybrid.comp", has_arith, arith),
+            Variant::Subgroup => ("02_reduce/subgroup_only.comp", has_arith, arith),
+            Variant::Shuffle => ("02_reduce/shuffle_xor.comp", has_shuffle, shuffle),
+            Variant::Fast => {
+                if !has_arith && has_shuffle {
+                    defines.push(("USE_SHUFFLE", "1".into())); // the fallback without arithmetic
+                }
+                let flagged = ctx.caps().has_int64_buffer_atomics() && !args.fast_fences;
+                defines.push(("FLAGGED_PARTIALS", u32::from(flagged).to_string()));
+                ("02_reduce/fast.comp", has_arith || has_shuffle, arith | shuffle)
+            }
+        };
+        let atomic_result = match (variant, args.fast_result) {
+            (Variant::Fast, FastResult::Atomic) => match no_atomic_result(ctx, ty, op) {
+                Some(why) => return Ok(Err(format!("--fast-result atomic: {why}"))),
+                None => true,
+            },
+            (Variant::Fast, FastResult::Auto) => !args.fast_fences && no_atomic_result(ctx, ty, op).is_none(),
+            _ => false,
+        };
+        if variant == Variant::Fast {
+            defines.push(("ATOMIC_RESULT", u32::from(atomic_result).to_string()));
+        }
+        if !usable {
+            let missing = ops.missing(needs);
+            let either = if variant == Variant::Fast { " (either Arithmetic or Shuffle would do)" } else { "" };
+            return Ok(Err(format!("the device lacks subgroup operations {missing:?}{either}")));
+        }
+        // Every subgroup variant gives lanes slots by subgroup ID, and the butterfly reads every
+        // lane: a partial subgroup would lose values.
+        if let Some(reason) = ctx.partial_subgroups(WORKGROUP).filter(|_| variant != Variant::Tree) {
+            return Ok(Err(reason));
+        }
+        let smallest = ctx.fixed_subgroup_size().unwrap_or(ctx.caps().min_subgroup_size());
+        if variant == Variant::Subgroup && smallest < 2 {
+            return Ok(Err(format!("subgroups of {smallest} lane cannot reduce anything (subgroup size {smallest})")));
+        }
+        let max_subgroups = WORKGROUP / smallest.max(1);
+        let constants = match variant {
+            Variant::Subgroup => vec![max_subgroups],
+            Variant::Fast => vec![args.fast_unroll],
+            _ => vec![],
+        };
+        let desc = KernelDesc {
+            shader,
+            defines,
+            buffers: if variant == Variant::Fast { 4 } else { 2 },
+            push_constant_bytes: 8,
+            workgroup_size: WORKGROUP,
+            constants,
+            ..Default::default()
+        };
+        let kernel = Kernel::new(ctx, &desc)?;
+        let identity = reference::identity(ty, op);
+        let (fast_groups, fast_unroll) = (args.fast_groups, args.fast_unroll);
+        Ok(Ok(Reducer { ctx, variant, kernel, identity, max_subgroups, fast_groups, fast_unroll, atomic_result }))
+    }
+
+    /// fast: workgroups for `n` elements: one per WORKGROUP × UNROLL vec4s, at most
+    /// --fast-groups and the device's grid width (each then loops over the array).
+    fn fast_grid(&self, n: usize) -> u32 {
+        let per_group = (WORKGROUP * self.fast_unroll) as usize;
+        let most = self.fast_groups.min(self.ctx.caps().max_workgroup_count[0]);
+        (n / 4).div_ceil(per_group).clamp(1, most as usize) as u32
+    }
 
     /// Longest chain of sequential operations on one value outside the tree parts (an
     /// invocation's loads, and with an atomic result the workgroups' partials): it bounds the
