@@ -2,6 +2,7 @@
 //! family, laid out with plotters' built-in size estimate rather than a font from the machine,
 //! so the same record gives the same bytes everywhere.
 
+use plotters::coord::ranged1d::Ranged;
 use plotters::prelude::*;
 
 /// Chart size in SVG pixels.
@@ -100,13 +101,7 @@ pub fn line_chart(chart: &LineChart) -> Result<String, String> {
             plot.draw_series(line.points.iter().map(|&(x, y)| Circle::new((milli(x), y), 3, colour.filled())))
                 .map_err(text)?;
         }
-        plot.configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .label_font((FONT, 13))
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK.mix(0.4))
-            .draw()
-            .map_err(text)?;
+        legend(&mut plot, SeriesLabelPosition::UpperLeft)?;
         root.present().map_err(text)?;
     }
     Ok(svg)
@@ -179,16 +174,24 @@ pub fn bar_chart(chart: &BarChart) -> Result<String, String> {
             });
             plot.draw_series(notes).map_err(text)?;
         }
-        plot.configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .label_font((FONT, 13))
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK.mix(0.4))
-            .draw()
-            .map_err(text)?;
+        legend(&mut plot, SeriesLabelPosition::UpperRight)?;
         root.present().map_err(text)?;
     }
     Ok(svg)
+}
+
+/// The legend box, in the corner the data leave free.
+fn legend<'a, X: Ranged, Y: Ranged>(
+    plot: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, Y>>,
+    position: SeriesLabelPosition,
+) -> Result<(), String> {
+    plot.configure_series_labels()
+        .position(position)
+        .label_font((FONT, 13))
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.4))
+        .draw()
+        .map_err(text)
 }
 
 /// The smallest and largest of `values`, (0, 1) when there are none.

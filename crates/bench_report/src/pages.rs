@@ -347,13 +347,13 @@ impl<'a> Context<'a> {
             x_ticks,
             lines,
         };
-        let svg = charts::line_chart(&chart)?;
-        Ok(Fragment {
-            chart_alt: title.clone(),
-            chart_file: Some(format!("{}/{}.svg", self.stem, sample.sample)),
-            svg: Some(svg),
-            parts,
-        })
+        Ok(self.charted(sample, title.clone(), charts::line_chart(&chart)?, parts))
+    }
+
+    /// A fragment of `parts` with the chart `svg`, written beside the sample's fragment.
+    fn charted(&self, sample: &SampleRun, title: String, svg: String, parts: Vec<(&'static str, String)>) -> Fragment {
+        let chart_file = Some(format!("{}/{}.svg", self.stem, sample.sample));
+        Fragment { chart_alt: title, chart_file, svg: Some(svg), parts }
     }
 
     /// Each peer row of `sample` beside the row it stands for.
@@ -465,13 +465,7 @@ impl<'a> Context<'a> {
             bars: vec!["naive (one atomic per key)".into(), "best form (named above its bar)".into()],
             groups: bar_groups,
         };
-        let svg = charts::bar_chart(&chart)?;
-        Ok(Fragment {
-            chart_alt: title.clone(),
-            chart_file: Some(format!("{}/{}.svg", self.stem, sample.sample)),
-            svg: Some(svg),
-            parts,
-        })
+        Ok(self.charted(sample, title.clone(), charts::bar_chart(&chart)?, parts))
     }
 
     /// GEMM rows: TFLOP/s by shape, a line per variant, the peer beside.
@@ -546,13 +540,7 @@ impl<'a> Context<'a> {
             x_ticks,
             lines,
         };
-        let svg = charts::line_chart(&chart)?;
-        Ok(Fragment {
-            chart_alt: title.clone(),
-            chart_file: Some(format!("{}/{}.svg", self.stem, sample.sample)),
-            svg: Some(svg),
-            parts,
-        })
+        Ok(self.charted(sample, title.clone(), charts::line_chart(&chart)?, parts))
     }
 }
 
