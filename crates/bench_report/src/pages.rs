@@ -3,7 +3,7 @@
 //! * `DIR/STEM.md`: the device's page, everything below in one place;
 //! * `DIR/STEM/SAMPLE.md`: one fragment per sample, with mdBook anchors `chart`, `table`,
 //!   `largest` and `peers` (05: `chart`, `histogram`, `append`, `peers`; GEMM: `chart`,
-//!   `table`, `peers`), for chapters to `{{#include}}`, and `DIR/STEM/SAMPLE.svg`, its chart;
+//!   `table`, `peers`, and `tune`, the tuner's grid, where the record has it), for chapters to `{{#include}}`, and `DIR/STEM/SAMPLE.svg`, its chart;
 //! * `DIR/STEM/summary.md` (anchor `summary`) and `DIR/STEM/device.md` (anchor `device`).
 //!
 //! Fragments name their images relative to `docs/src/` (where the chapters are); the page names
@@ -495,6 +495,7 @@ impl<'a> Context<'a> {
         }
         let mut parts = vec![("table", table)];
         parts.extend(self.peers_table(sample, &rows).map(|t| ("peers", t)));
+        parts.extend(tuner_grid(sample).map(|t| ("tune", t)));
 
         // The chart draws the f32 variants beside the f32 peer (cuBLAS SGEMM): the other types'
         // peers run on tensor cores, an order of magnitude above any SIMT kernel, and belong to
@@ -542,6 +543,38 @@ impl<'a> Context<'a> {
         };
         Ok(self.charted(sample, title.clone(), charts::line_chart(&chart)?, parts))
     }
+}
+
+/// The tuner's grid the sample recorded (`extra.tuned.grid`: type, class, shape, configuration,
+/// TFLOP/s): a row per configuration, a column per type and class.
+fn tuner_grid(sample: &SampleRun) -> Option<String> {
+    let grid = sample.extra.get("tuned")?.get("grid")?.as_array()?;
+    let text = |point: &serde_json::Value, key: &str| point.get(key).and_then(|v| v.as_str()).unwrap_or("").to_string();
+    let columns = distinct(grid.iter().map(|p| (text(p, "elem"), text(p, "class"), text(p, "shape"))));
+    let configs = distinct(grid.iter().map(|p| text(p, "config")));
+    if columns.is_empty() || configs.is_empty() {
+        return None;
+    }
+    let mut t = String::from("*The tuner's grid, TFLOP/s of each configuration by type and size class (the shape it was timed at); - where it does not fit the device.*\n\n| configuration |");
+    for (elem, class, shape) in &columns {
+        let _ = write!(t, " {elem} {class} ({shape}) |");
+    }
+    let _ = write!(t, "\n| --- |{}\n", " ---: |".repeat(columns.len()));
+    for config in &configs {
+        let _ = write!(t, "| `{config}` |");
+        for (elem, class, shape) in &columns {
+            let point = grid.iter().find(|p| {
+                text(p, "config") == *config
+                    && text(p, "elem") == *elem
+                    && text(p, "class") == *class
+                    && text(p, "shape") == *shape
+            });
+            let cell = point.and_then(|p| p.get("tflops")?.as_f64()).map_or("-".into(), |v| format!("{v:.2}"));
+            let _ = write!(t, " {cell} |");
+        }
+        t.push('\n');
+    }
+    Some(t)
 }
 
 /// Which of a sample's variants its chart draws (by name suffix), and what the title calls them.

@@ -43,6 +43,9 @@ pub struct SampleRun {
     #[serde(default)]
     pub bench: Vec<Row>,
     pub validation_messages: Option<u64>,
+    /// What a sample adds of its own (06_gemm: its tuner's grid, under `tuned.grid`).
+    #[serde(default)]
+    pub extra: serde_json::Value,
 }
 
 /// One timed measurement. Streaming rows count `n` elements; GEMM rows also carry `m` and `k`
