@@ -7,6 +7,7 @@
 
 use anyhow::{Context as _, Result};
 use clap::ValueEnum;
+use std::cell::Cell;
 use vk_compute::{Barrier, Binding, Buffer, Context, Recorder};
 
 /// 64-bit words from one tile's state to the next: one state per 128-byte cache line.
@@ -238,7 +239,7 @@ impl Run {
 /// epoch reads as not ready, and the tile counter counts on from run to run, so no run needs a
 /// reset before it: only the first, and one in every 2^30 - 1 (two 32-bit words: 2^14 - 1)
 /// when the epoch wraps.
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct Epochs {
     /// The epoch of the last run that completed (0: none, or one failed: reset first).
     last: u32,
@@ -284,7 +285,9 @@ pub const COUNTERS: usize = 3;
 pub struct TileStates<'c> {
     states: Buffer<'c, u64>,
     word: StateWord,
-    epochs: Epochs,
+    /// The runs' epochs: settled through a shared borrow, while the runs' recordings still
+    /// borrow the states.
+    epochs: Cell<Epochs>,
     /// Index of the first counter (the next tile's ticket) among the control words.
     counters: usize,
 }
@@ -294,7 +297,7 @@ impl<'c> TileStates<'c> {
     /// layout, with the counters at control word `counters` on.
     pub fn new(ctx: &'c Context, tiles: usize, counters: usize, word: StateWord) -> Result<Self> {
         let states = Buffer::new(ctx, "tile states", (tiles * STATE_STRIDE).max(1))?;
-        Ok(TileStates { states, word, epochs: Epochs::new(word), counters })
+        Ok(TileStates { states, word, epochs: Cell::new(Epochs::new(word)), counters })
     }
 
     pub fn binding(&self) -> Binding<'_> {
@@ -305,7 +308,7 @@ impl<'c> TileStates<'c> {
     /// The next run on these states, to record: [`Self::record_start`], then its dispatch with
     /// `run.epoch`; after its submission, [`Self::settle`].
     pub fn next_run(&self) -> Run {
-        self.epochs.next()
+        self.epochs.get().next()
     }
 
     /// Record what comes before `run`'s dispatch. Its first run (and the one after the epoch
@@ -335,26 +338,61 @@ impl<'c> TileStates<'c> {
     /// After the submission that held the runs up to `last`: on success they count (the next
     /// run takes the epoch after `last`); on failure the states are in doubt and the next run
     /// zeroes them. Returns `submitted` as it was.
-    pub fn settle<T>(&mut self, last: Run, submitted: Result<T>) -> Result<T> {
+    pub fn settle<T>(&self, last: Run, submitted: Result<T>) -> Result<T> {
+        let mut epochs = self.epochs.get();
         match &submitted {
-            Ok(_) => self.epochs.commit(last),
-            Err(_) => self.epochs.forget(),
+            Ok(_) => epochs.commit(last),
+            Err(_) => epochs.forget(),
         }
+        self.epochs.set(epochs);
         submitted
+    }
+
+    /// `--bench`'s timed runs on these states ([`Bench::time_if`](crate::Bench::time_if)):
+    /// `record` records one whole run as the [`Run`] it is given, each the `Run::next` of the
+    /// one before, and the last one recorded is settled with the submissions' outcome.
+    pub fn time_if<'r>(
+        &'r self,
+        bench: Option<&crate::Bench>,
+        ctx: &Context,
+        mut record: impl FnMut(&mut Recorder<'_, 'r>, Run) -> Result<()>,
+    ) -> Result<Option<crate::Timed>> {
+        let (mut run, mut last) = (self.next_run(), None);
+        let timed = crate::Bench::time_if(bench, ctx, |rec| {
+            record(rec, run)?;
+            (last, run) = (Some(run), run.next());
+            Ok(())
+        });
+        match last {
+            Some(last) => self.settle(last, timed),
+            None => timed,
+        }
     }
     // ANCHOR_END: next_run
 
     /// How the last run over `tiles` tiles of workgroups of `workgroup` invocations (`lanes`:
-    /// its LOOKBACK_LANES) finished ([`finished`]), from the states on the device and the
-    /// sample's control words read back after it.
-    pub fn finished(&mut self, control: &[u32], tiles: u32, workgroup: u32, lanes: u32) -> Result<Finished> {
-        let states = self.states.download().context("read the tile states")?;
+    /// its LOOKBACK_LANES) finished ([`completed`]), from the states on the device and the
+    /// sample's control words read back after it. A run that is not a single pass
+    /// (`single_pass` false: its kernels write only `stalled`'s shape bits) finishes `Clean`
+    /// unless it saw the wrong subgroups.
+    pub fn finished(
+        &mut self,
+        control: &[u32],
+        single_pass: bool,
+        tiles: u32,
+        workgroup: u32,
+        lanes: u32,
+    ) -> Result<Finished> {
         let [next_tile, tiles_written, stalled] = [0, 1, 2].map(|i| control[self.counters + i]);
         if let Some(reason) = wrong_shape(stalled, workgroup, lanes) {
             return Ok(Finished::WrongShape(reason));
         }
+        if !single_pass {
+            return Ok(Finished::Clean);
+        }
+        let states = self.states.download().context("read the tile states")?;
         let counts = Counts { next_tile, tiles_written, stalled };
-        Ok(if completed(&states, self.word, counts, tiles, self.epochs.last()) {
+        Ok(if completed(&states, self.word, counts, tiles, self.epochs.get().last()) {
             Finished::Clean
         } else {
             Finished::Stalled

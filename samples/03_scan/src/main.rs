@@ -46,16 +46,7 @@ fn scan_and_check(
     // Buffers: the input uploaded, the output, and the variant's scratch (Scanner::buffers).
     let mut b = scanner.buffers(input)?;
     // --bench: each timed run takes the next epoch; they count once their submission completed.
-    let (mut run, mut last) = (b.tile_states.next_run(), None);
-    let timed = Bench::time_if(bench, scanner.ctx, |rec| {
-        scanner.record(rec, &b, input.len(), run)?;
-        (last, run) = (Some(run), run.next());
-        Ok(())
-    });
-    let timed = match last {
-        Some(last) => b.tile_states.settle(last, timed)?,
-        None => timed?,
-    };
+    let timed = b.tile_states.time_if(bench, scanner.ctx, |rec, run| scanner.record(rec, &b, input.len(), run))?;
     // The checked run: the output poisoned first, then one scan (or its fallback), read back.
     let scanned = scanner.scan(&mut b, input).with_context(|| format!("{name} n={n}"))?;
     if let Some(reason) = &scanned.wrong_shape {
@@ -133,20 +124,17 @@ impl<'c> Scanner<'c> {
         let submitted = rec.submit_and_wait().context("the checked scan");
         b.tile_states.settle(run, submitted)?;
         let control = b.control.download().context("read the control words")?;
-        let wrong_shape = |reason| Scanned { output: Vec::new(), fell_back: false, wrong_shape: Some(reason) };
-        if self.single_pass() {
-            let tiles = harness::tiles(input.len(), self.tile);
-            match b.tile_states.finished(&control, tiles, self.workgroup, self.lookback_lanes)? {
-                Finished::Clean => {}
-                Finished::Stalled => {
-                    let fallback = self.fallback.as_ref().context("single-pass stalled and there is no fallback")?;
-                    let redone = fallback.scan(&mut fallback.buffers(input)?, input)?;
-                    return Ok(Scanned { fell_back: true, ..redone });
-                }
-                Finished::WrongShape(reason) => return Ok(wrong_shape(reason)),
+        let tiles = harness::tiles(input.len(), self.tile);
+        match b.tile_states.finished(&control, self.single_pass(), tiles, self.workgroup, self.lookback_lanes)? {
+            Finished::Clean => {}
+            Finished::Stalled => {
+                let fallback = self.fallback.as_ref().context("single-pass stalled and there is no fallback")?;
+                let redone = fallback.scan(&mut fallback.buffers(input)?, input)?;
+                return Ok(Scanned { fell_back: true, ..redone });
             }
-        } else if let Some(reason) = harness::lookback::wrong_shape(control[STALLED_WORD], self.workgroup, 0) {
-            return Ok(wrong_shape(reason));
+            Finished::WrongShape(reason) => {
+                return Ok(Scanned { output: Vec::new(), fell_back: false, wrong_shape: Some(reason) })
+            }
         }
         let output = b.output.download().context("read the scan's output")?;
         Ok(Scanned { output, fell_back: false, wrong_shape: None })

@@ -52,16 +52,7 @@ fn compact_and_check(
     // Buffers: the input and flags uploaded, the output, control words and scratch.
     let mut b = compactor.buffers(input)?;
     // --bench: each timed run takes the next epoch; they count once their submission completed.
-    let (mut run, mut last) = (b.tile_states.next_run(), None);
-    let timed = Bench::time_if(timer, compactor.ctx, |rec| {
-        compactor.record(rec, &b, n as usize, run)?;
-        (last, run) = (Some(run), run.next());
-        Ok(())
-    });
-    let timed = match last {
-        Some(last) => b.tile_states.settle(last, timed)?,
-        None => timed?,
-    };
+    let timed = b.tile_states.time_if(timer, compactor.ctx, |rec, run| compactor.record(rec, &b, n as usize, run))?;
     // The checked run: the output poisoned first, then one compaction (or its fallback), read back.
     let done = compactor.compact(&mut b, input).with_context(|| format!("{label} n={n}"))?;
     if let Some(reason) = &done.wrong_shape {
@@ -163,21 +154,17 @@ impl<'c> Compactor<'c> {
         let submitted = rec.submit_and_wait().context("the checked compaction");
         b.tile_states.settle(run, submitted)?;
         let control = b.control.download().context("read the counters")?;
-        let (workgroup, lanes) = (self.workgroup, self.lookback_lanes);
-        let wrong_shape =
-            |reason| Compacted { output: Vec::new(), count: 0, fell_back: false, wrong_shape: Some(reason) };
-        if self.variant == Variant::SinglePass {
-            match b.tile_states.finished(&control, harness::tiles(n, self.tile), workgroup, lanes)? {
-                Finished::Clean => {}
-                Finished::Stalled => {
-                    let fallback = self.fallback.as_ref().context("single pass stalled and there is no fallback")?;
-                    let redone = fallback.compact(&mut fallback.buffers(input)?, input)?;
-                    return Ok(Compacted { fell_back: true, ..redone });
-                }
-                Finished::WrongShape(reason) => return Ok(wrong_shape(reason)),
+        let (single_pass, tiles) = (self.variant == Variant::SinglePass, harness::tiles(n, self.tile));
+        match b.tile_states.finished(&control, single_pass, tiles, self.workgroup, self.lookback_lanes)? {
+            Finished::Clean => {}
+            Finished::Stalled => {
+                let fallback = self.fallback.as_ref().context("single pass stalled and there is no fallback")?;
+                let redone = fallback.compact(&mut fallback.buffers(input)?, input)?;
+                return Ok(Compacted { fell_back: true, ..redone });
             }
-        } else if let Some(reason) = harness::lookback::wrong_shape(control[STALLED], workgroup, lanes) {
-            return Ok(wrong_shape(reason));
+            Finished::WrongShape(reason) => {
+                return Ok(Compacted { output: Vec::new(), count: 0, fell_back: false, wrong_shape: Some(reason) })
+            }
         }
         let mut output = b.output.download().context("read the output")?;
         output.truncate(n);
