@@ -16,13 +16,19 @@
 //! Run: `cargo run --release --bin 03_scan [-- --bench] [--variant single-pass]`
 
 use anyhow::{Context as _, Result};
-use clap::{Parser, ValueEnum};
+use clap::ValueEnum;
 use harness::lookback::{Finished, Run, StateWord};
 use harness::reference::{self, F32OrU32};
 use harness::{or_all, Bench, Report};
 use std::process::ExitCode;
 use std::rc::Rc;
 use vk_compute::{Barrier, Buffer, Context, Kernel, KernelDesc, Recorder, SubgroupOps};
+
+mod args;
+#[cfg(test)]
+mod tests;
+
+use args::{tile_shapes, variant_name, Args, Variant};
 
 fn main() -> ExitCode {
     harness::run_sample::<Args>("03_scan", run)
@@ -141,43 +147,6 @@ impl<'c> Scanner<'c> {
     }
 }
 
-#[derive(Parser, Debug)]
-#[command(
-    about = "Prefix sums from subgroup shuffles to a single-pass decoupled look-back scan",
-    after_help = "Tiles (--workgroup × --items) by default: the single pass 512 × 12 up to 2^20 elements, \
-                  256 × 24 up to 2^22, 256 × 16 up to 2^24, 256 × 24 above (workgroups within the device's \
-                  limit); reduce-then-scan 256 × 32 (chapter 03, tiles by n)."
-)]
-struct Args {
-    #[command(flatten)]
-    common: harness::CommonArgs,
-    /// Which variants to run (default: all).
-    #[arg(long, value_enum, value_delimiter = ',')]
-    variant: Vec<Variant>,
-    /// Only inclusive scans.
-    #[arg(long, conflicts_with = "exclusive")]
-    inclusive: bool,
-    /// Only exclusive scans.
-    #[arg(long)]
-    exclusive: bool,
-    /// Which element types (default: both).
-    #[arg(long = "type", value_enum, value_delimiter = ',')]
-    ty: Vec<F32OrU32>,
-    // --workgroup, --items (their defaults in after_help) and --lookback.
-    #[command(flatten)]
-    tile: harness::TileArgs,
-}
-
-harness::sample_args!(Args);
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum Variant {
-    Hillis,
-    Shuffle,
-    Intrinsic,
-    SinglePass,
-}
-
 /// The element where `--inject-fault` strikes, and where every input holds a value unlike its
 /// neighbour (so a read shifted by one changes the scan): in tile 1 to 3 of every variant at
 /// the default tile sizes (3584 to 12288 elements).
@@ -220,21 +189,6 @@ const SINGLE_PASS_TILES: [(u64, TileShape); 4] = [
     (u64::MAX, TileShape { workgroup: WORKGROUP, items: 24 }),
 ];
 // ANCHOR_END: tiles_by_n
-
-/// The tiles a variant runs with, by n: the single pass's table, with `--workgroup` and
-/// `--items` replacing its invocations per workgroup and elements per invocation (a default
-/// workgroup within the device's limit, TileArgs::workgroup_or); one shape for the other variants.
-fn tile_shapes(variant: Variant, tile: &harness::TileArgs, ctx: &Context) -> Vec<(u64, TileShape)> {
-    let table = match variant {
-        Variant::SinglePass => SINGLE_PASS_TILES.to_vec(),
-        _ => vec![(u64::MAX, REDUCE_THEN_SCAN_TILE)],
-    };
-    let given = |shape: TileShape| TileShape {
-        workgroup: tile.workgroup_or(ctx, shape.workgroup),
-        items: tile.items.unwrap_or(shape.items),
-    };
-    table.into_iter().map(|(n, shape)| (n, given(shape))).collect()
-}
 
 fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
     let seed = args.common.seed();
@@ -314,11 +268,6 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
         }
     }
     Ok(())
-}
-
-fn variant_name(variant: Variant, ty: F32OrU32, exclusive: bool) -> String {
-    let mode = if exclusive { "exclusive" } else { "inclusive" };
-    format!("{} {mode} {ty:?}", harness::value_name(variant)).to_lowercase()
 }
 
 /// The pipelines of one variant for one type and mode.
@@ -439,42 +388,4 @@ impl<'c> Scanner<'c> {
     fn single_pass(&self) -> bool {
         self.kernels.len() == 1
     }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    // ANCHOR: shape_test
-    /// On the default device (lavapipe in CI; fails, never passes, without one): a single pass
-    /// built for a look-back subgroup of twice the device's subgroup size lays out a tile the
-    /// device's subgroups do not have (segment_values too short, data invocations miscounted).
-    /// Its check of its subgroups must catch that and hand back no scan: a SKIP with the reason,
-    /// never a wrong result or a write out of bounds.
-    #[test]
-    fn a_single_pass_built_for_other_subgroups_does_nothing() {
-        let ctx = Context::new(Default::default()).expect("a Vulkan device (lavapipe in CI)");
-        let lanes = 2 * ctx.fixed_subgroup_size().expect("a fixed subgroup size");
-        let assumed = lanes.to_string();
-        let args = Args::parse_from([
-            "03_scan",
-            "--variant",
-            "single-pass",
-            "--lookback",
-            "subgroup",
-            "--assume-lookback-lanes",
-            &assumed,
-        ]);
-        let shape = TileShape { workgroup: 512.max(4 * lanes), items: 12 };
-        let word = harness::lookback::state_word(&ctx, None, StateWord::TwoWords32).expect("a state word");
-        let scanner = Scanner::new(&ctx, Variant::SinglePass, F32OrU32::U32, false, shape, word, None, &args)
-            .expect("build the single pass")
-            .expect("a single pass this device can build");
-        let input = reference::scan_input(F32OrU32::U32.into(), 100_003, 1, PLANTED);
-        let mut b = scanner.buffers(&input).expect("buffers");
-        let scanned = scanner.scan(&mut b, &input).expect("the scan runs");
-        let reason = scanned.wrong_shape.expect("the kernel's own check catches the subgroup size");
-        assert!(reason.contains(&format!("not the {lanes}")), "{reason}");
-    }
-    // ANCHOR_END: shape_test
 }
