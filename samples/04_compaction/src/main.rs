@@ -23,13 +23,17 @@
 //! [--variant single-pass --form select --keep-ratio 50 --size 1000003]`
 
 use anyhow::{Context as _, Result};
-use clap::{Parser, ValueEnum};
+use clap::ValueEnum;
 use harness::lookback::{Finished, Run, StateWord};
 use harness::reference::{self, CompactionInput, F32OrU32, Form};
 use harness::{or_all, Bench, Report};
 use std::process::ExitCode;
 use std::rc::Rc;
-use vk_compute::{Barrier, Buffer, Context, Kernel, KernelDesc, Recorder, SubgroupOps};
+use vk_compute::{Barrier, Buffer, Context, Kernel, KernelDesc, Recorder};
+
+mod variants;
+
+use variants::{Args, Plan, Variant};
 
 fn main() -> ExitCode {
     harness::run_sample::<Args>("04_compaction", run)
@@ -173,47 +177,6 @@ impl<'c> Compactor<'c> {
     // ANCHOR_END: compact
 }
 
-#[derive(Parser, Debug)]
-#[command(
-    about = "Stream compaction: naive atomics, ballot-aggregated atomics, a stable single pass",
-    after_help = "Tiles (--workgroup × --items) by default: the stable variants 512 × 16, unique 256 × 24 \
-                  (chapter 04), 512 × 12 twice where the single pass loads two depths; the unordered ones \
-                  256 × 1 (workgroups within the device's limit)."
-)]
-struct Args {
-    #[command(flatten)]
-    common: harness::CommonArgs,
-    /// Which variants to run (default: all).
-    #[arg(long, value_enum, value_delimiter = ',')]
-    variant: Vec<Variant>,
-    /// Which forms (default: all; with --bench: select).
-    #[arg(long, value_enum, value_delimiter = ',')]
-    form: Vec<Form>,
-    /// Element types: f32 or u32 (default: both; with --bench: f32).
-    #[arg(long = "type", value_enum, value_delimiter = ',')]
-    ty: Vec<F32OrU32>,
-    /// Percent of the elements kept (default: 0, 1, 10, 50, 99, 100; with --bench: 10, 50).
-    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(0..=100))]
-    keep_ratio: Vec<u32>,
-    // --workgroup, --items (their defaults in after_help) and --lookback.
-    #[command(flatten)]
-    tile: harness::TileArgs,
-    /// single-pass select and flags with the look-back subgroup: loads of `items` a lane in a
-    /// tile, 1 or 2 (the other forms and look-backs load one). Default: two from 2^25 elements, one below.
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=2))]
-    depth: Option<u32>,
-}
-
-harness::sample_args!(Args);
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum Variant {
-    Naive,
-    Aggregated,
-    SinglePass,
-    ThreePass,
-}
-
 /// Invocations per workgroup of the unordered variants, and of unique's stable ones.
 const WORKGROUP: u32 = 256;
 /// The element where `--inject-fault` strikes and around which the input is planted: in
@@ -235,15 +198,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
     let variants = or_all(&args.variant, Variant::value_variants());
     args.tile.check(ctx, 128, variants.contains(&Variant::SinglePass))?;
     let forms = or_all(&args.form, if bench { &[Form::Select] } else { Form::value_variants() });
-    let two_deep_forms = forms.iter().any(|f| matches!(f, Form::Select | Form::Flags));
-    if args.depth == Some(2) && !(variants.contains(&Variant::SinglePass) && two_deep_forms) {
-        return vk_compute::setup_error(
-            "--depth 2 changes the single pass's select and flags only: add --variant single-pass --form select",
-        );
-    }
-    if args.depth == Some(2) && args.tile.lookback == harness::lookback::Lookback::Narrow {
-        return vk_compute::setup_error("--depth 2 needs the look-back subgroup: drop --lookback narrow");
-    }
+    args.check_depth(&variants, &forms)?;
     let types = or_all(&args.ty, if bench { &[F32OrU32::F32] } else { F32OrU32::value_variants() });
     let ratios = or_all(&args.keep_ratio, if bench { &[10, 50] } else { &[0, 1, 10, 50, 99, 100] });
     let mut timer = Bench::start(ctx, &args.common, report)?;
@@ -252,30 +207,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
     let largest = sizes.iter().max().copied().unwrap_or(0);
     for &form in &forms {
         for &ty in &types {
-            let mut compactors = Vec::new();
-            for &variant in &variants {
-                let name =
-                    format!("{} {} {ty:?}", harness::value_name(variant), harness::value_name(form)).to_lowercase();
-                let Some(plan) = report.skip_unless(&name, Plan::new(ctx, variant, form, args)?) else {
-                    continue;
-                };
-                let name = if variant == Variant::SinglePass { name + plan.word.label() } else { name };
-                // The single pass's depths share one three-pass fallback; the other variants have none.
-                let single = variant == Variant::SinglePass;
-                let three = if single { Plan::new(ctx, Variant::ThreePass, form, args)?.ok() } else { None };
-                let fallback =
-                    three.map(|three| Compactor::new(ctx, &three, ty, args, 1, None).map(Rc::new)).transpose()?;
-                let by_size = report.build_by_size(
-                    &name,
-                    depths(&plan, args, largest),
-                    |depth| format!("{name}, {depth} deep"),
-                    |compactor: &Compactor| &compactor.kernels,
-                    |&depth| Compactor::new(ctx, &plan, ty, args, depth, fallback.clone()).map(Ok),
-                )?;
-                if !by_size.is_empty() {
-                    compactors.push((name, by_size));
-                }
-            }
+            let compactors = variants::compactors(ctx, args, &variants, form, ty, largest, report)?;
             for &n in &sizes {
                 for &ratio in &ratios {
                     let input = reference::compaction_input(form, ty.into(), ratio, n as usize, seed, PLANTED);
@@ -352,12 +284,6 @@ fn depths(plan: &Plan, args: &Args, largest: u64) -> Vec<(u64, u32)> {
 }
 // ANCHOR_END: two_deep
 
-impl Variant {
-    fn stable(self) -> bool {
-        matches!(self, Variant::SinglePass | Variant::ThreePass)
-    }
-}
-
 /// One variant's pipelines for one form and type.
 struct Compactor<'c> {
     ctx: &'c Context,
@@ -399,49 +325,6 @@ struct Compacted {
     count: u32,
     fell_back: bool,
     wrong_shape: Option<String>,
-}
-
-/// What a variant's kernels for one form are built for: the workgroup, elements an invocation
-/// and look-back lanes.
-#[derive(Clone, Copy)]
-struct Plan {
-    variant: Variant,
-    form: Form,
-    workgroup: u32,
-    items: u32,
-    /// The single pass's look-back subgroup (0: the narrow look-back, or another variant).
-    lookback_lanes: u32,
-    /// The single pass's tile-state word (unused by the other variants).
-    word: StateWord,
-}
-
-impl Plan {
-    /// `Err` (a SKIP) with the reason when the device lacks what the variant needs.
-    fn new(ctx: &Context, variant: Variant, form: Form, args: &Args) -> Result<Result<Self, String>> {
-        let ballot = SubgroupOps::BASIC | SubgroupOps::BALLOT;
-        let needs = match variant {
-            Variant::Naive => 0,
-            Variant::Aggregated => ballot,
-            Variant::SinglePass | Variant::ThreePass => ballot | SubgroupOps::ARITHMETIC | SubgroupOps::VOTE,
-        };
-        let (workgroup, items) = match variant {
-            Variant::SinglePass | Variant::ThreePass => tile_shape(ctx, form, args),
-            Variant::Naive | Variant::Aggregated => (args.tile.workgroup_or(ctx, WORKGROUP), 1),
-        };
-        let single_pass = variant == Variant::SinglePass;
-        // The single pass's tile states: one 64-bit word where the device has 64-bit atomics,
-        // else (or with --lookback-word 32) a 2-bit flag and a 30-bit count.
-        let word = match single_pass {
-            true => harness::lookback::state_word(ctx, args.tile.lookback_word, StateWord::Packed32),
-            false => Ok(StateWord::Packed32),
-        };
-        let word = match word {
-            Ok(word) => word,
-            Err(reason) => return Ok(Err(reason)),
-        };
-        let lanes = harness::lookback::lookback_lanes(ctx, needs, &args.tile, workgroup, single_pass)?;
-        Ok(lanes.map(|lookback_lanes| Plan { variant, form, workgroup, items, lookback_lanes, word }))
-    }
 }
 
 impl<'c> Compactor<'c> {
