@@ -21,11 +21,17 @@
 //! --spread hot --variant naive,shared-subgroup --size 1000003]`
 
 use anyhow::{Context as _, Result};
-use clap::{Parser, ValueEnum};
+use clap::ValueEnum;
 use harness::reference::{self, Spread};
 use harness::{or_all, out, Bench, Report};
 use std::process::ExitCode;
-use vk_compute::{Barrier, Buffer, Context, Kernel, KernelDesc, Recorder, SubgroupOps};
+use vk_compute::{Barrier, Buffer, Context, Kernel, KernelDesc, Recorder};
+
+#[cfg(test)]
+mod tests;
+mod variants;
+
+use variants::{Args, Leader, Variant, Workload};
 
 fn main() -> ExitCode {
     harness::run_sample::<Args>("05_atomics", run)
@@ -160,130 +166,6 @@ impl<'c> Runner<'c> {
             _ => anyhow::bail!("input and case disagree"),
         };
         Ok((check, control))
-    }
-}
-
-#[derive(Parser, Debug)]
-#[command(about = "Atomics under contention: per-lane, subgroup-aggregated, workgroup-privatized")]
-struct Args {
-    #[command(flatten)]
-    common: harness::CommonArgs,
-    /// Which workloads (default: both).
-    #[arg(long, value_enum, value_delimiter = ',')]
-    workload: Vec<Workload>,
-    /// Which variants (default: every one that applies to the workload).
-    #[arg(long, value_enum, value_delimiter = ',')]
-    variant: Vec<Variant>,
-    /// append: percent of the elements kept (default: 1, 10, 50, 100).
-    #[arg(long, value_delimiter = ',', value_parser = clap::value_parser!(u32).range(0..=100))]
-    keep_ratio: Vec<u32>,
-    /// histogram: bins, 1 to 4096 (default: 1, 16, 256, 4096).
-    #[arg(long, value_delimiter = ',')]
-    bins: Vec<u32>,
-    /// histogram: how the keys spread over the bins (default: all three; with --bench:
-    /// uniform and hot).
-    #[arg(long, value_enum, value_delimiter = ',')]
-    spread: Vec<Spread>,
-    /// Count the atomics each variant issues, in the shader, and report them (checked runs
-    /// only: counting costs atomics of its own, so not with --bench).
-    #[arg(long)]
-    count_atomics: bool,
-    /// Tests only: model an implementation that runs the lanes of a divergent branch in two
-    /// groups (histogram.comp's SPLIT_LANES): each half of the subgroup, by lane parity, runs
-    /// the match loop on its own.
-    #[arg(long, hide = true)]
-    split_lanes: bool,
-    /// Tests only: the match loop picks its leader inside its `if (waiting)` branch, a subgroup
-    /// operation in divergent control flow (histogram.comp's LEADER_IN_BRANCH); with
-    /// --split-lanes it miscounts.
-    #[arg(long, hide = true)]
-    leader_in_branch: bool,
-}
-
-harness::sample_args!(Args);
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum Workload {
-    Append,
-    Histogram,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum Variant {
-    /// One atomic on device memory per element (both workloads).
-    Naive,
-    /// One atomic per subgroup (append); histogram: one per key shared by several lanes of a
-    /// subgroup, matched round by round until a round finds a key alone, then one per lane left.
-    Subgroup,
-    /// append: places from a shared-memory counter, one device atomic per workgroup.
-    Workgroup,
-    /// histogram: the lanes with equal keys from subgroupPartitionNV.
-    PartitionNv,
-    /// histogram: a private histogram in shared memory per workgroup.
-    Shared,
-    /// histogram: the subgroup match loop (as `subgroup`) in front of the shared histogram.
-    SharedSubgroup,
-    /// histogram: one round of the match loop (the first lane's key) in front of the shared
-    /// histogram; the other lanes add one by one.
-    SharedLeader,
-}
-
-impl Variant {
-    fn applies(self, workload: Workload) -> bool {
-        match workload {
-            Workload::Append => matches!(self, Variant::Naive | Variant::Subgroup | Variant::Workgroup),
-            Workload::Histogram => self != Variant::Workgroup,
-        }
-    }
-
-    /// The subgroup operations the variant's shader needs on `workload`; `leader` says how
-    /// the histogram's match loop finds its leader's key.
-    fn needs(self, workload: Workload, leader: Leader) -> u32 {
-        let ops = match (self, workload) {
-            (Variant::Naive | Variant::Workgroup | Variant::Shared, _) => 0,
-            (Variant::Subgroup, Workload::Append) => SubgroupOps::ARITHMETIC | SubgroupOps::BALLOT,
-            (Variant::Subgroup | Variant::SharedSubgroup, _) => {
-                SubgroupOps::VOTE | SubgroupOps::BALLOT | leader.needs()
-            }
-            (Variant::PartitionNv, _) => SubgroupOps::BALLOT | SubgroupOps::PARTITIONED_NV,
-            (Variant::SharedLeader, _) => SubgroupOps::BALLOT,
-        };
-        if ops == 0 {
-            0
-        } else {
-            ops | SubgroupOps::BASIC
-        }
-    }
-}
-
-/// How the histogram's match loop finds the key of a round's leader, in uniform control flow.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Leader {
-    /// The first lane still waiting (a ballot and subgroupBallotFindLSB) and its key from
-    /// subgroupShuffle.
-    Shuffle,
-    /// The smallest key still waiting, from subgroupMin (LEADER_BY_MIN): where the device has
-    /// arithmetic but no shuffle.
-    Min,
-}
-
-impl Leader {
-    /// Shuffle where the device has it, else Min where it has arithmetic, else Shuffle (whose
-    /// SKIP names what is missing).
-    fn pick(ctx: &Context) -> Self {
-        let ops = ctx.subgroup_ops();
-        if !ops.has(SubgroupOps::SHUFFLE) && ops.has(SubgroupOps::ARITHMETIC) {
-            Leader::Min
-        } else {
-            Leader::Shuffle
-        }
-    }
-
-    fn needs(self) -> u32 {
-        match self {
-            Leader::Shuffle => SubgroupOps::SHUFFLE,
-            Leader::Min => SubgroupOps::ARITHMETIC,
-        }
     }
 }
 
@@ -517,98 +399,5 @@ impl<'c> Runner<'c> {
             Case::Bins(bins, _) => bins,
         };
         self.kernels.iter().find(|(b, _)| *b == bins).map(|(_, k)| k).context("no pipeline for this bin count")
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use vk_compute::ContextOptions;
-
-    /// The histogram of `keys` by `variant` on `ctx`, checked against the CPU.
-    fn histogram(ctx: &Context, variant: Variant, keys: Vec<u32>, bins: u32, flags: &[&str]) -> harness::Check {
-        let args = Args::try_parse_from(["05_atomics", "--bins", &bins.to_string()].iter().chain(flags)).expect("args");
-        let runner = Runner::new(ctx, Workload::Histogram, variant, &args).expect("pipeline").expect("supported");
-        let case = Case::Bins(bins, Spread::Uniform);
-        let input = Input::Keys(keys);
-        let device_input = Buffer::from_slice(ctx, "input", input.data()).expect("input");
-        let mut buffers = runner.buffers(&input, case).expect("buffers");
-        runner.checked_run(&device_input, &mut buffers, &input, case).expect("run").0
-    }
-
-    /// Runs on the default device (lavapipe in CI); fails, never passes, without one. Under
-    /// SPLIT_LANES (the lanes of a divergent branch run in two groups), the match loop entered
-    /// by each half on its own counts right; the leader picked inside `if (waiting)` does not,
-    /// as soon as that branch's lanes split too. Without the split, lavapipe runs a divergent
-    /// branch's lanes as one group and both count right.
-    #[test]
-    fn the_match_loop_counts_right_however_the_lanes_are_grouped() {
-        let keys = reference::histogram_keys(Spread::Uniform, 16, 100_003, 5, PLANTED);
-        for hidden in [0, SubgroupOps::SHUFFLE] {
-            let ctx = Context::new(ContextOptions { hidden_ops: hidden, ..Default::default() })
-                .expect("a Vulkan device (lavapipe in CI)");
-            for variant in [Variant::Subgroup, Variant::SharedSubgroup] {
-                let at = |flags: &[&str]| histogram(&ctx, variant, keys.clone(), 16, flags);
-                let label = format!("{variant:?}, hidden ops {hidden:#x}");
-                assert!(at(&[]).passed(), "{label}");
-                assert!(at(&["--split-lanes"]).passed(), "{label}: split lanes");
-                assert!(at(&["--leader-in-branch"]).passed(), "{label}: leader in a branch");
-                assert!(!at(&["--leader-in-branch", "--split-lanes"]).passed(), "{label}: the model did not split");
-            }
-        }
-    }
-
-    /// With MAXIMAL_RECONVERGENCE (set where the device enabled
-    /// VK_KHR_shader_maximal_reconvergence) the histogram compiles, and its SPIR-V declares
-    /// the extension and the MaximallyReconvergesKHR execution mode on main. Needs no device.
-    #[test]
-    fn the_histogram_compiles_maximally_reconverging() {
-        let words_of = |on: u32| {
-            let defines = [
-                ("VARIANT_SUBGROUP", "1".to_string()),
-                ("BINS", "256".into()),
-                ("ITEMS", HISTOGRAM_ITEMS.to_string()),
-                ("WORKGROUP_SIZE", WORKGROUP.to_string()),
-                ("MAXIMAL_RECONVERGENCE", on.to_string()),
-            ];
-            vk_compute::compile_glsl("05_atomics/histogram.comp", &defines).expect("compiles")
-        };
-        // OpExecutionMode (opcode 16, 3 words): main's id, MaximallyReconvergesKHR (6023).
-        let has_mode = |words: &[u32]| words.windows(3).any(|w| w[0] == (3 << 16 | 16) && w[2] == 6023);
-        let has_extension = |words: &[u32]| {
-            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-            bytes.windows(29).any(|w| w == b"SPV_KHR_maximal_reconvergence")
-        };
-        let on = words_of(1);
-        assert!(has_mode(&on) && has_extension(&on));
-        let off = words_of(0);
-        assert!(!has_mode(&off) && !has_extension(&off));
-    }
-
-    /// Keys past the last bin, a tenth of them (some in runs that fill whole subgroups), count
-    /// nowhere in every variant, as in the CPU reference.
-    #[test]
-    fn keys_outside_the_bins_count_nowhere() {
-        let ctx = Context::new(ContextOptions::default()).expect("a Vulkan device (lavapipe in CI)");
-        let bins = 256;
-        let mut keys = reference::histogram_keys(Spread::Hot, bins, 200_003, 9, PLANTED);
-        for (i, key) in keys.iter_mut().enumerate() {
-            if i % 10 == 3 {
-                *key = bins + (i as u32 % 7) * 1000;
-            }
-            if (50_000..50_512).contains(&i) {
-                *key = u32::MAX - 1;
-            }
-        }
-        for variant in Variant::value_variants().iter().filter(|v| v.applies(Workload::Histogram)) {
-            if ctx
-                .subgroup_kernel_unsupported(variant.needs(Workload::Histogram, Leader::pick(&ctx)), WORKGROUP)
-                .is_some()
-            {
-                continue;
-            }
-            let check = histogram(&ctx, *variant, keys.clone(), bins, &[]);
-            assert!(check.passed(), "{variant:?}: {:?}", check.first);
-        }
     }
 }
