@@ -20,11 +20,17 @@
 //! 02_reduce [-- --bench] [--variant fast --op add --type f32 --size 1000003]`
 
 use anyhow::{Context as _, Result};
-use clap::{Parser, ValueEnum};
+use clap::ValueEnum;
 use harness::reference::{self, Inputs, Op, Ty};
 use harness::{or_all, Bench, Report};
 use std::process::ExitCode;
 use vk_compute::{Barrier, Buffer, Context, Kernel, KernelDesc, Recorder, SubgroupOps};
+
+mod args;
+#[cfg(test)]
+mod tests;
+
+use args::{variant_name, Args, FastResult, Variant};
 
 fn main() -> ExitCode {
     harness::run_sample::<Args>("02_reduce", run)
@@ -213,57 +219,6 @@ impl<'c> Reducer<'c> {
     // ANCHOR_END: passes
 }
 
-#[derive(Parser, Debug)]
-#[command(about = "Reduce an array five ways, from a shared-memory tree to a bandwidth-bound reduce")]
-struct Args {
-    #[command(flatten)]
-    common: harness::CommonArgs,
-    /// Which variants to run (default: all).
-    #[arg(long, value_enum, value_delimiter = ',')]
-    variant: Vec<Variant>,
-    /// Which operations (default: all that apply to the type).
-    #[arg(long, value_enum, value_delimiter = ',')]
-    op: Vec<Op>,
-    /// Which element types (default: all; with --bench: f32 and u32).
-    #[arg(long = "type", value_enum, value_delimiter = ',')]
-    ty: Vec<Ty>,
-    /// fast: the most workgroups (each then loops over the array).
-    #[arg(long, default_value_t = 2048)]
-    fast_groups: u32,
-    /// fast: 16-byte loads in flight per invocation and loop step.
-    #[arg(long, default_value_t = 4)]
-    fast_unroll: u32,
-    /// fast: the last-workgroup hand-over, passing the partials with memory barriers even where
-    /// 64-bit atomics would allow flagged partials (an A/B switch; not with --fast-result atomic).
-    #[arg(long)]
-    fast_fences: bool,
-    /// fast: how the workgroups' partials become the result. `atomic`: each workgroup folds its
-    /// partial in with one atomic (integer operations; f32 add where the device has
-    /// shaderBufferFloat32AtomicAdd; SKIP otherwise); float sums then vary in the last bits
-    /// from run to run. `last-workgroup`: the last workgroup to finish reduces the partials.
-    /// `auto`: atomic where it exists, else the last workgroup.
-    #[arg(long, value_enum, default_value = "auto")]
-    fast_result: FastResult,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum FastResult {
-    Auto,
-    Atomic,
-    LastWorkgroup,
-}
-
-harness::sample_args!(Args);
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum Variant {
-    Tree,
-    Hybrid,
-    Subgroup,
-    Shuffle,
-    Fast,
-}
-
 /// Invocations per workgroup for every variant: a power of two (the tree needs it), a multiple
 /// of every subgroup size up to 128, and 32 subgroups at size 8 (more than a subgroup's lanes).
 const WORKGROUP: u32 = 256;
@@ -330,10 +285,6 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
         }
     }
     Ok(())
-}
-
-fn variant_name(variant: Variant, op: Op, ty: Ty) -> String {
-    format!("{} {op:?} {ty:?}", harness::value_name(variant)).to_lowercase()
 }
 
 /// One variant compiled for one type and operation.
@@ -472,37 +423,5 @@ fn no_atomic_result(ctx: &Context, ty: Ty, op: Op) -> Option<String> {
             Some("the device lacks shaderBufferFloat32AtomicAdd".into())
         }
         _ => None,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Runs on the default device (lavapipe in CI); fails, never passes, without one. With an
-    /// atomic result, a run recorded and then dropped unsubmitted leaves the buffers' next
-    /// accumulator as it was; a checked run advances it only once it finished, and its result
-    /// is in the slot it reports.
-    #[test]
-    fn the_accumulator_advances_on_submission_not_on_recording() {
-        let ctx = Context::new(Default::default()).expect("a Vulkan device (lavapipe in CI)");
-        let args = Args::try_parse_from(["02_reduce", "--fast-result", "atomic"]).expect("args");
-        let reducer =
-            Reducer::new(&ctx, Variant::Fast, Ty::U32, Op::Add, &args).expect("pipeline").expect("atomic add");
-        assert!(reducer.atomic_result);
-        let input = reference::reduce_input(Ty::U32, Op::Add, Inputs::Exact, 100_003, 3, PLANTED);
-        let mut b = reducer.buffers(&input).expect("buffers");
-        for round in 0..4 {
-            {
-                let mut rec = Recorder::new(&ctx).expect("recorder");
-                reducer.record(&mut rec, &b, input.len(), b.next_slot).expect("record");
-                reducer.record(&mut rec, &b, input.len(), b.next_slot ^ 1).expect("record");
-            } // dropped, never submitted
-            assert_eq!(b.next_slot, round % 2, "recording moved the accumulator");
-            let slot = reducer.run_once(&mut b).expect("run");
-            assert_eq!((slot, b.next_slot), (round % 2, (round % 2) ^ 1));
-            let check = reducer.verify(&mut b, slot, Ty::U32, Op::Add, Inputs::Exact, &input).expect("verify");
-            assert!(check.passed(), "round {round}: {:?}", check.first);
-        }
     }
 }
