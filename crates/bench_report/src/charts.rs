@@ -2,7 +2,9 @@
 //! family, laid out with plotters' built-in size estimate rather than a font from the machine,
 //! so the same record gives the same bytes everywhere.
 
-use plotters::coord::ranged1d::Ranged;
+use plotters::coord::combinators::WithKeyPoints;
+use plotters::coord::ranged1d::{Ranged, ValueFormatter};
+use plotters::coord::types::RangedCoordi64;
 use plotters::prelude::*;
 
 /// Chart size in SVG pixels.
@@ -77,16 +79,7 @@ pub fn line_chart(chart: &LineChart) -> Result<String, String> {
             .build_cartesian_2d(x_range.with_key_points(key_points), y_range)
             .map_err(text)?;
         let label_of = |x: &i64| ticks.iter().find(|t| milli(t.0) == *x).map_or_else(String::new, |t| t.1.clone());
-        plot.configure_mesh()
-            .x_desc(chart.x_desc)
-            .y_desc(chart.y_desc)
-            .x_label_formatter(&label_of)
-            .y_label_formatter(&|y| format!("{y:.0}"))
-            .label_style((FONT, 13))
-            .axis_desc_style((FONT, 15))
-            .light_line_style(WHITE.mix(0.0))
-            .draw()
-            .map_err(text)?;
+        mesh(&mut plot, chart.x_desc, chart.y_desc, &label_of, true)?;
         for line in &chart.lines {
             let colour = line.style.colour();
             let stroke = colour.stroke_width(2);
@@ -143,17 +136,7 @@ pub fn bar_chart(chart: &BarChart) -> Result<String, String> {
             .build_cartesian_2d((0..milli(groups as f64)).with_key_points(key_points), y_range.log_scale())
             .map_err(text)?;
         let label_of = |x: &i64| names.get((*x / 1000) as usize).cloned().unwrap_or_default();
-        plot.configure_mesh()
-            .x_desc(chart.x_desc)
-            .y_desc(chart.y_desc)
-            .x_label_formatter(&label_of)
-            .y_label_formatter(&|y| format!("{y:.0}"))
-            .label_style((FONT, 13))
-            .axis_desc_style((FONT, 15))
-            .disable_x_mesh()
-            .light_line_style(WHITE.mix(0.0))
-            .draw()
-            .map_err(text)?;
+        mesh(&mut plot, chart.x_desc, chart.y_desc, &label_of, false)?;
         for (b, name) in chart.bars.iter().enumerate() {
             let colour = LineStyle::Variant(b).colour();
             let rects = chart.groups.iter().enumerate().filter_map(|(g, (_, bars))| {
@@ -178,6 +161,30 @@ pub fn bar_chart(chart: &BarChart) -> Result<String, String> {
         root.present().map_err(text)?;
     }
     Ok(svg)
+}
+
+/// The axes: their descriptions, x labelled by `label_of`, y in whole units, and grid lines
+/// across x only where `x_grid`.
+fn mesh<'a, Y: Ranged<ValueType = f64> + ValueFormatter<f64>>(
+    plot: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<WithKeyPoints<RangedCoordi64>, Y>>,
+    x_desc: &str,
+    y_desc: &str,
+    label_of: &dyn Fn(&i64) -> String,
+    x_grid: bool,
+) -> Result<(), String> {
+    let mut style = plot.configure_mesh();
+    style
+        .x_desc(x_desc)
+        .y_desc(y_desc)
+        .x_label_formatter(label_of)
+        .y_label_formatter(&|y| format!("{y:.0}"))
+        .label_style((FONT, 13))
+        .axis_desc_style((FONT, 15))
+        .light_line_style(WHITE.mix(0.0));
+    if !x_grid {
+        style.disable_x_mesh();
+    }
+    style.draw().map_err(text)
 }
 
 /// The legend box, in the corner the data leave free.
