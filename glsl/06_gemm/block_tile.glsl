@@ -13,6 +13,12 @@
 // invocations of one row of the lane grid then read neighbouring 16-byte words of Bs, which
 // is free of bank conflicts. The including shader defines compute_tile(buf, tx, ty): the
 // multiply-adds of one step. Tile shapes are defines from the host, never a subgroup size.
+//
+// SPLIT_K > 1 (split-K, for problems with too few output blocks to fill the device): K is
+// cut into SPLIT_K slices of whole BK steps, one per gl_WorkGroupID.z. Each slice writes its
+// partial block, without α and β, to the workspace P (P[slice][row][col]), and
+// split_reduce.comp then sums the slices into D. Slices are whole steps, so no k is counted
+// twice.
 #ifndef BLOCK_TILE_GLSL
 #define BLOCK_TILE_GLSL
 #extension GL_EXT_control_flow_attributes : require
@@ -28,6 +34,29 @@ layout(local_size_x_id = 0) in;
 #define B_VECS (BK * BN / 4)
 #define A_LOADS ((A_VECS + WORKGROUP_SIZE - 1) / WORKGROUP_SIZE)  // per invocation and step
 #define B_LOADS ((B_VECS + WORKGROUP_SIZE - 1) / WORKGROUP_SIZE)
+#ifndef SPLIT_K
+#define SPLIT_K 1
+#endif
+
+#if SPLIT_K > 1
+layout(std430, binding = 4) writeonly buffer P1 { float p1[]; };
+layout(std430, binding = 4) writeonly buffer P4 { vec4 p4[]; };
+
+// P[slice][row][col..col+3], for col a multiple of 4, inside the matrix.
+void store_partial4(uint slice, uint row, uint col, vec4 acc) {
+    if (row >= M || col >= N) {
+        return;
+    }
+    uint i = (slice * M + row) * N + col;
+    if (N % 4 == 0) {
+        p4[i / 4] = acc;
+        return;
+    }
+    for (uint j = 0; j < 4 && col + j < N; j++) {
+        p1[i + j] = acc[j];
+    }
+}
+#endif
 
 shared vec4 As[2 * BK * A_STRIDE];
 shared vec4 Bs[2 * BK * B_STRIDE];
@@ -74,7 +103,8 @@ void store_tiles(uint buf) {
 
 // The whole block, for the invocation at (tx, ty) of the lane grid.
 void gemm_block(uint tx, uint ty) {
-    uint tile = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;
+    uint slice = gl_WorkGroupID.z;
+    uint tile = (slice * gl_NumWorkGroups.y + gl_WorkGroupID.y) * gl_NumWorkGroups.x + gl_WorkGroupID.x;
     uint m0 = gl_WorkGroupID.y * BM;
     uint n0 = gl_WorkGroupID.x * BN;
     [[unroll]] for (uint i = 0; i < TM; i++) {
@@ -82,9 +112,14 @@ void gemm_block(uint tx, uint ty) {
             acc[i][c] = vec4(0.0);
         }
     }
-    uint steps = (K + BK - 1) / BK;
+    // This slice's steps: [first, first + steps) of all of K's (all of them without split-K).
+    uint all_steps = (K + BK - 1) / BK;
+    uint per_slice = (all_steps + SPLIT_K - 1) / SPLIT_K;
+    uint first = min(all_steps, slice * per_slice);
+    uint steps = min(all_steps, first + per_slice) - first;
+    uint k0 = first * BK;
     if (steps > 0) {
-        load_tiles(m0, n0, 0);
+        load_tiles(m0, n0, k0);
         store_tiles(0);
     }
     barrier();  // the first tiles are in shared memory before anyone reads them
@@ -92,7 +127,7 @@ void gemm_block(uint tx, uint ty) {
     for (uint s = 0; s < steps; s++) {
         uint buf = s % 2;
         if (s + 1 < steps) {
-            load_tiles(m0, n0, (s + 1) * BK);  // in flight during the multiply-adds below
+            load_tiles(m0, n0, k0 + (s + 1) * BK);  // in flight during the multiply-adds below
         }
         compute_tile(buf, tx, ty);
         if (s + 1 < steps) {
@@ -109,9 +144,31 @@ void gemm_block(uint tx, uint ty) {
     [[unroll]] for (uint i = 0; i < TM; i++) {
         uint row = m0 + (i / 4) * 4 * NR + ty * 4 + i % 4;
         [[unroll]] for (uint c = 0; c < TN / 4; c++) {
+#if SPLIT_K > 1
+            store_partial4(slice, row, n0 + c * 4 * NC + tx * 4, acc[i][c]);
+#else
             store_d4(row, n0 + c * 4 * NC + tx * 4, acc[i][c]);
+#endif
         }
     }
+}
+
+// Where the invocation with this gl_LocalInvocationIndex sits in the lane grid. The lanes are
+// taken in groups of LANES_W × LANES_H (groups row-major over the grid, lanes row-major within
+// a group), so that the lanes of one group share few A and B addresses: a group as wide as
+// the grid (the default) is one row of lanes, all reading the same A values and different B
+// values; an 8 × 4 group reads 4 A and 8 B 4-vectors per k. Any group shape gives the same
+// results, whatever the subgroup size; it only changes which lanes read together.
+#ifndef LANES_W
+#define LANES_W NC
+#define LANES_H 1
+#endif
+uvec2 lane_position() {
+    uint i = gl_LocalInvocationIndex;
+    uint group = i / (LANES_W * LANES_H);
+    uint lane = i % (LANES_W * LANES_H);
+    uint groups_across = NC / LANES_W;
+    return uvec2((group % groups_across) * LANES_W + lane % LANES_W, (group / groups_across) * LANES_H + lane / LANES_W);
 }
 
 // The multiply-adds of one k: acc += a ⊗ b, with a holding this invocation's TM values of

@@ -20,5 +20,6 @@ void compute_tile(uint buf, uint tx, uint ty) {
 // ANCHOR_END: compute_tile
 
 void main() {
-    gemm_block(gl_LocalInvocationIndex % NC, gl_LocalInvocationIndex / NC);
+    uvec2 lane = lane_position();
+    gemm_block(lane.x, lane.y);
 }

@@ -55,7 +55,8 @@ struct Args {
     /// Time the FMA-only kernel (also done by --bench): the f32 ceiling of GEMM rows.
     #[arg(long)]
     peak: bool,
-    /// Time the tuning grid, save the fastest per size class (cache, and --tune-out), use it.
+    /// Time the tuning grid (of --variant's register and subgroup, else both), save the fastest
+    /// per size class (cache, and --tune-out), use it.
     #[arg(long)]
     tune: bool,
     /// With --tune: also write the table into this file (merged by device and driver).
@@ -108,7 +109,11 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
     if args.tune {
         let usable: Vec<Elem> =
             elems.iter().copied().filter(|&e| e == Elem::F32 || ctx.caps().storage_buffer_16bit).collect();
-        choice.table = Some(tune::tune(ctx, seed, &usable, args.tune_out.as_deref(), report)?);
+        let variants: Vec<Variant> = or_all(&args.variant, &[Variant::Register, Variant::Subgroup])
+            .into_iter()
+            .filter(|v| matches!(v, Variant::Register | Variant::Subgroup))
+            .collect();
+        choice.table = Some(tune::tune(ctx, seed, (&usable, &variants), args.tune_out.as_deref(), report)?);
         choice.source = "this run's --tune".into();
     }
     out(format!("configurations: {}", choice.source));
@@ -158,8 +163,14 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                         }
                     };
                     let Some(gemm) = gemm else { continue }; // skipped, said once
+                    if let Some(why) = io.prepare(ctx, gemm, shape)? {
+                        report.skip(name, &why);
+                        continue;
+                    }
                     let timed = if bench && kind == Kind::Real {
-                        Some(measure(ctx, common, |rec| gemm.record(rec, io.bindings(), shape, alpha, beta))?)
+                        Some(measure(ctx, common, |rec| {
+                            gemm.record(rec, io.bindings(), io.work(), shape, alpha, beta)
+                        })?)
                     } else {
                         None
                     };
@@ -274,6 +285,8 @@ pub struct Io<'c> {
     b: Buffer<'c, u32>,
     c: Buffer<'c, f32>,
     d: Buffer<'c, f32>,
+    /// Split-K's workspace, grown to the largest a configuration has needed.
+    work: Option<Buffer<'c, f32>>,
     elem: Elem,
 }
 
@@ -296,8 +309,28 @@ impl<'c> Io<'c> {
             b: Buffer::from_slice(ctx, "B", &words(&x.b))?,
             c: Buffer::from_slice(ctx, "C", &x.c)?,
             d: Buffer::new(ctx, "D", shape.m as usize * shape.n as usize)?,
+            work: None,
             elem,
         })
+    }
+
+    /// Make room for `gemm`'s split-K workspace over `shape`, or say why it does not fit.
+    pub fn prepare(&mut self, ctx: &'c Context, gemm: &Gemm, shape: Shape) -> Result<Option<String>> {
+        let len = gemm.workspace_len(shape);
+        if len > harness::largest_size(ctx, 4) {
+            return Ok(Some(format!(
+                "{}: a split-K workspace of {len} floats does not fit one buffer",
+                gemm.config.name()
+            )));
+        }
+        if len > 0 && self.work.as_ref().is_none_or(|w| (w.len() as u64) < len) {
+            self.work = Some(Buffer::new(ctx, "split-K workspace", len as usize)?);
+        }
+        Ok(None)
+    }
+
+    pub fn work(&self) -> Option<Binding<'_>> {
+        self.work.as_ref().map(Buffer::binding)
     }
 
     pub fn bindings(&self) -> [Binding<'_>; 4] {
@@ -319,9 +352,12 @@ impl<'c> Io<'c> {
     pub fn checked_run(&mut self, ctx: &Context, gemm: &Gemm, shape: Shape, alpha: f32, beta: f32) -> Result<Vec<f32>> {
         let mut rec = Recorder::new(ctx)?;
         rec.fill(&self.d, harness::POISON);
-        // The poison lands before the kernel writes D.
+        if let Some(work) = &self.work {
+            rec.fill(work, harness::POISON); // a slice that is not written shows in D
+        }
+        // The poison lands before the kernel writes D and the workspace.
         rec.barrier(Barrier::TransferToCompute);
-        gemm.record(&mut rec, self.bindings(), shape, alpha, beta)?;
+        gemm.record(&mut rec, self.bindings(), self.work(), shape, alpha, beta)?;
         rec.submit_and_wait().context("the checked run")?;
         self.d.download().context("read D")
     }

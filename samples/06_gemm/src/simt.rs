@@ -2,10 +2,10 @@
 //! tile, padding, subgroup strategy), which configurations a device can run, and how one is
 //! built into a pipeline and dispatched over an M×N×K problem.
 
-use anyhow::Result;
+use anyhow::{Context as _, Result};
 use clap::ValueEnum;
 use serde::{Deserialize, Serialize};
-use vk_compute::{Binding, Context, Kernel, KernelDesc, Recorder, SubgroupOps};
+use vk_compute::{Barrier, Binding, Context, Kernel, KernelDesc, Recorder, SubgroupOps};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -69,15 +69,29 @@ pub struct Config {
     /// Floats of padding per row of the transposed A tile (bank conflicts).
     pub pad: u32,
     pub strategy: Option<Strategy>,
+    /// register: the lanes are taken in groups of W×H over the lane grid (`None`: rows).
+    pub lanes: Option<(u32, u32)>,
+    /// Split-K: slices of K computed by separate workgroups and summed by a second pass (1: none).
+    pub split: u32,
 }
 
 impl Config {
     pub const fn square(variant: Variant, t: u32, pad: u32) -> Self {
-        Config { variant, bm: t, bn: t, bk: t, tm: 1, tn: 1, pad, strategy: None }
+        Config { variant, bm: t, bn: t, bk: t, tm: 1, tn: 1, pad, strategy: None, lanes: None, split: 1 }
     }
 
     pub const fn tiled(variant: Variant, (bm, bn, bk): (u32, u32, u32), (tm, tn): (u32, u32), pad: u32) -> Self {
-        Config { variant, bm, bn, bk, tm, tn, pad, strategy: None }
+        Config { variant, bm, bn, bk, tm, tn, pad, strategy: None, lanes: None, split: 1 }
+    }
+
+    pub const fn lanes(mut self, w: u32, h: u32) -> Self {
+        self.lanes = Some((w, h));
+        self
+    }
+
+    pub const fn split(mut self, slices: u32) -> Self {
+        self.split = slices;
+        self
     }
 
     pub const fn with(mut self, strategy: Strategy) -> Self {
@@ -98,7 +112,8 @@ impl Config {
         }
     }
 
-    /// `register 128x128x8 8x8 pad4` (+ ` shuffleXor`): the form `--config NAME` takes.
+    /// `register 128x128x8 8x8 pad4` (+ ` lanes8x4`, ` split8`, ` shuffleXor`): the form
+    /// `--config NAME` takes.
     pub fn name(&self) -> String {
         let variant = harness::value_name(self.variant);
         let mut name = match self.variant {
@@ -106,6 +121,12 @@ impl Config {
             Variant::Shared => format!("{variant} {}x{} pad{}", self.bm, self.bn, self.pad),
             _ => format!("{variant} {}x{}x{} {}x{} pad{}", self.bm, self.bn, self.bk, self.tm, self.tn, self.pad),
         };
+        if let Some((w, h)) = self.lanes {
+            name += &format!(" lanes{w}x{h}");
+        }
+        if self.split > 1 {
+            name += &format!(" split{}", self.split);
+        }
         if let Some(s) = self.strategy {
             name += &format!(" {}", harness::value_name(s));
         }
@@ -120,16 +141,23 @@ impl Config {
         let block = nums(words.get(1)?)?;
         let thread = nums(words.get(2)?)?;
         let pad = words.get(3)?.strip_prefix("pad")?.parse().ok()?;
-        let strategy = match words.get(4) {
-            Some(s) => Some(Strategy::from_str(s, false).ok()?),
-            None => None,
-        };
-        match (variant, block.as_slice(), thread.as_slice()) {
+        let mut config = match (variant, block.as_slice(), thread.as_slice()) {
             (Variant::Register | Variant::Subgroup, &[bm, bn, bk], &[tm, tn]) => {
-                Some(Config { variant, bm, bn, bk, tm, tn, pad, strategy })
+                Config::tiled(variant, (bm, bn, bk), (tm, tn), pad)
             }
-            _ => None,
+            _ => return None,
+        };
+        for word in &words[4..] {
+            if let Some(lanes) = word.strip_prefix("lanes") {
+                let wh = nums(lanes)?;
+                config.lanes = Some((*wh.first()?, *wh.get(1)?));
+            } else if let Some(split) = word.strip_prefix("split") {
+                config.split = split.parse().ok()?;
+            } else {
+                config.strategy = Some(Strategy::from_str(word, false).ok()?);
+            }
         }
+        Some(config)
     }
 
     /// Why this device cannot run the configuration, if it cannot. `subgroup`: the subgroup
@@ -163,6 +191,18 @@ impl Config {
             && (4..=32).contains(&self.bk);
         if !tiled {
             return Some(format!("{}: TM, TN, BK and the padding must be multiples of 4, BK at most 32", self.name()));
+        }
+        if let Some((w, h)) = self.lanes {
+            let (across, down) = (self.bn / self.tn, self.bm / self.tm);
+            if self.variant != Variant::Register || w == 0 || h == 0 || across % w != 0 || down % h != 0 {
+                return Some(format!(
+                    "{}: lane groups are for register, and must tile its {across}×{down} lane grid",
+                    self.name()
+                ));
+            }
+        }
+        if !(1..=64).contains(&self.split) {
+            return Some(format!("{}: split-K takes 1 to 64 slices", self.name()));
         }
         if self.variant == Variant::Subgroup {
             let Some(s) = subgroup else {
@@ -248,6 +288,8 @@ pub struct Gemm<'c> {
     pub config: Config,
     pub elem: Elem,
     pub kernel: Kernel<'c>,
+    /// Split-K's second pass (glsl/06_gemm/split_reduce.comp), where `config.split` > 1.
+    pub reduce: Option<Kernel<'c>>,
 }
 
 impl<'c> Gemm<'c> {
@@ -278,6 +320,13 @@ impl<'c> Gemm<'c> {
                 ],
             ),
         };
+        let mut tile_defines = tile_defines;
+        if let Some((w, h)) = config.lanes {
+            tile_defines.extend([("LANES_W", w), ("LANES_H", h)]);
+        }
+        if config.split > 1 {
+            tile_defines.push(("SPLIT_K", config.split));
+        }
         let mut defines = harness::numeric_defines(&tile_defines);
         if elem == Elem::F16 {
             defines.push(("INPUT_F16", "1".into()));
@@ -291,36 +340,80 @@ impl<'c> Gemm<'c> {
         }
         if let Some((common, shape)) = fault {
             let site = FaultSite::of(shape);
-            let tile =
-                u64::from(site.m / config.bm) * u64::from(shape.n.div_ceil(config.bn)) + u64::from(site.n / config.bn);
+            // The flat index over (slice, block row, block column) of the tile holding D[m][n]
+            // and, with split-K, the slice holding k.
+            let steps_per_slice = shape.k.div_ceil(config.bk).div_ceil(config.split);
+            let slice = site.k / config.bk / steps_per_slice.max(1);
+            let row = u64::from(slice) * u64::from(shape.m.div_ceil(config.bm)) + u64::from(site.m / config.bm);
+            let tile = row * u64::from(shape.n.div_ceil(config.bn)) + u64::from(site.n / config.bn);
             defines.extend(common.fault_defines(site.element(shape), tile));
         }
+        let buffers = if config.split > 1 { 5 } else { 4 };
+        let reduce = if config.split > 1 {
+            let desc = KernelDesc {
+                shader: "06_gemm/split_reduce.comp",
+                defines: harness::numeric_defines(&[("SPLIT_K", config.split)]),
+                buffers,
+                push_constant_bytes: std::mem::size_of::<Push>() as u32,
+                workgroup_size: REDUCE_WORKGROUP,
+                ..Default::default()
+            };
+            Some(Kernel::new(ctx, &desc)?)
+        } else {
+            None
+        };
         let desc = KernelDesc {
             shader,
             defines,
-            buffers: 4,
+            buffers,
             push_constant_bytes: std::mem::size_of::<Push>() as u32,
             workgroup_size: config.workgroup_size(),
             constants: config.strategy.map(|s| vec![s as u32]).unwrap_or_default(),
             subgroup_size: required,
         };
-        Ok(Ok(Gemm { config, elem, kernel: Kernel::new(ctx, &desc)? }))
+        Ok(Ok(Gemm { config, elem, kernel: Kernel::new(ctx, &desc)?, reduce }))
     }
 
-    /// Record D = α·A·B + β·C_in over `shape`: one dispatch, one workgroup per BM×BN block.
+    /// Elements of the split-K workspace for `shape` (0 without split-K).
+    pub fn workspace_len(&self, shape: Shape) -> u64 {
+        if self.config.split > 1 {
+            u64::from(self.config.split) * u64::from(shape.m) * u64::from(shape.n)
+        } else {
+            0
+        }
+    }
+
+    /// Record D = α·A·B + β·C_in over `shape`: one dispatch, one workgroup per BM×BN block
+    /// (and per K slice). With split-K, `work` is the workspace of [`Gemm::workspace_len`]
+    /// elements, and a second dispatch sums the slices into D.
     pub fn record<'r>(
         &'r self,
         rec: &mut Recorder<'_, 'r>,
         io: [Binding<'r>; 4],
+        work: Option<Binding<'r>>,
         shape: Shape,
         alpha: f32,
         beta: f32,
     ) -> Result<()> {
-        let groups = [shape.n.div_ceil(self.config.bn), shape.m.div_ceil(self.config.bm), 1];
+        let groups = [shape.n.div_ceil(self.config.bn), shape.m.div_ceil(self.config.bm), self.config.split];
         let push = Push { m: shape.m, n: shape.n, k: shape.k, alpha, beta };
-        rec.dispatch(&self.kernel, &io, &push, groups)
+        let Some(reduce) = &self.reduce else {
+            return rec.dispatch(&self.kernel, &io, &push, groups);
+        };
+        let work = work.context("split-K needs a workspace")?;
+        let bindings = [io[0], io[1], io[2], io[3], work];
+        rec.dispatch(&self.kernel, &bindings, &push, groups)?;
+        // The slices' partial blocks are in the workspace before the second pass sums them.
+        rec.barrier(Barrier::ComputeToCompute);
+        let elements = u64::from(shape.m) * u64::from(shape.n);
+        let reduce_groups = elements.div_ceil(u64::from(REDUCE_WORKGROUP)).min(REDUCE_MAX_GROUPS) as u32;
+        rec.dispatch(reduce, &bindings, &push, [reduce_groups, 1, 1])
     }
 }
+
+/// Invocations per workgroup of split-K's second pass, and its most workgroups (it strides).
+const REDUCE_WORKGROUP: u32 = 256;
+const REDUCE_MAX_GROUPS: u64 = 4096;
 
 /// The configurations `--tune` times (tile shapes × padding × strategy × workgroup size of
 /// 256 or 512), and the order defaults are picked in: the first the device can run wins.
@@ -339,6 +432,17 @@ pub fn grid(variant: Variant) -> Vec<Config> {
             Config::tiled(R, (64, 128, 8), (8, 4), 4),
             Config::tiled(R, (64, 64, 16), (4, 4), 4),
             Config::tiled(R, (64, 64, 8), (4, 4), 4),
+            // Lanes in 8×4 groups: fewer distinct shared-memory addresses per subgroup read.
+            Config::tiled(R, (128, 128, 8), (8, 8), 4).lanes(8, 4),
+            Config::tiled(R, (128, 128, 16), (8, 8), 4).lanes(8, 4),
+            Config::tiled(R, (128, 256, 8), (8, 8), 4).lanes(8, 4),
+            Config::tiled(R, (64, 128, 8), (8, 4), 4).lanes(8, 4),
+            Config::tiled(R, (128, 64, 8), (8, 4), 4).lanes(4, 8),
+            // Split-K, for problems with too few output blocks to fill the device.
+            Config::tiled(R, (64, 64, 16), (4, 4), 4).lanes(8, 4).split(4),
+            Config::tiled(R, (64, 64, 16), (4, 4), 4).lanes(8, 4).split(8),
+            Config::tiled(R, (128, 64, 8), (8, 4), 4).lanes(4, 8).split(8),
+            Config::tiled(R, (128, 64, 8), (8, 4), 4).lanes(4, 8).split(16),
         ],
         Variant::Subgroup => {
             let tiles = [

@@ -120,8 +120,22 @@ impl TableFile {
     /// Put `table` in the file at `path`, replacing the one of the same device and driver.
     fn merge_into(path: &Path, table: &Table) -> Result<()> {
         let mut file = if path.is_file() { TableFile::read(path)? } else { TableFile::default() };
+        let mut merged = table.clone();
+        // A tuning of some variants or types keeps what the file says of the others.
+        if let Some(old) = file.tables.iter().find(|t| t.device == table.device && t.driver == table.driver) {
+            for b in &old.best {
+                if !merged.best.iter().any(|n| (n.elem, n.class, n.variant) == (b.elem, b.class, b.variant)) {
+                    merged.best.push(b.clone());
+                }
+            }
+            for p in &old.grid {
+                if !merged.grid.iter().any(|n| (n.elem, n.class, &n.config) == (p.elem, p.class, &p.config)) {
+                    merged.grid.push(p.clone());
+                }
+            }
+        }
         file.tables.retain(|t| !(t.device == table.device && t.driver == table.driver));
-        file.tables.push(table.clone());
+        file.tables.push(merged);
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).with_context(|| format!("create {}", dir.display()))?;
         }
@@ -200,10 +214,16 @@ impl Choice {
     }
 }
 
-/// Run the tuner for `elems`, save the table in the cache (and at `out_path`), return it.
-pub fn tune(ctx: &Context, seed: u64, elems: &[Elem], out_path: Option<&Path>, report: &mut Report) -> Result<Table> {
+/// Run the tuner for `elems` over the grids of `variants`, save the table in the cache (and at `out_path`), return it.
+pub fn tune(
+    ctx: &Context,
+    seed: u64,
+    (elems, variants): (&[Elem], &[Variant]),
+    out_path: Option<&Path>,
+    report: &mut Report,
+) -> Result<Table> {
     let cpu = ctx.caps().is_cpu();
-    let configs: Vec<Config> = [Variant::Register, Variant::Subgroup].iter().flat_map(|&v| simt::grid(v)).collect();
+    let configs: Vec<Config> = variants.iter().flat_map(|&v| simt::grid(v)).collect();
     let classes = [Class::Square, Class::ShortK, Class::Skinny];
     let (device, driver) = device_key(ctx);
     let mut table = Table { device, driver, best: Vec::new(), grid: Vec::new() };
@@ -242,13 +262,18 @@ pub fn tune(ctx: &Context, seed: u64, elems: &[Elem], out_path: Option<&Path>, r
         for &class in &classes {
             let shape = class.tuning_shape(cpu);
             let x = check::inputs(shape, elem, Kind::Real, seed, 1.0, 0.0);
-            let io = crate::Io::upload(ctx, elem, &x, shape)?;
+            let mut io = crate::Io::upload(ctx, elem, &x, shape)?;
             // Building and checking the grid leaves the GPU idle: bring its clocks up before the
             // first point is timed, or that point runs at idle clocks and reads as a slow tile.
             harness::warm_up_for(ctx, std::time::Duration::from_secs(1))?;
             for gemm in &built {
                 done += 1;
-                let times = harness::time_gpu(ctx, &timing, |rec| gemm.record(rec, io.bindings(), shape, 1.0, 0.0))?;
+                if let Some(why) = io.prepare(ctx, gemm, shape)? {
+                    out(format!("tune [{done}/{total}] {}: {why}", gemm.config.name()));
+                    continue;
+                }
+                let times =
+                    harness::time_gpu(ctx, &timing, |rec| gemm.record(rec, io.bindings(), io.work(), shape, 1.0, 0.0))?;
                 let tflops = shape.flops() as f64 / times.median_ns() / 1e3;
                 out(format!(
                     "tune [{done}/{total}] {} {class:?} {}: {} {tflops:.2} TFLOP/s",
@@ -301,6 +326,9 @@ fn tuning_check(ctx: &Context, gemm: &Gemm, seed: u64, report: &mut Report) -> R
     for shape in [Shape { m: 136, n: 264, k: 40 }, Shape { m: 67, n: 45, k: 37 }] {
         let x = check::inputs(shape, gemm.elem, Kind::Exact, seed, 2.0, -1.0);
         let mut io = crate::Io::upload(ctx, gemm.elem, &x, shape)?;
+        if let Some(why) = io.prepare(ctx, gemm, shape)? {
+            anyhow::bail!(why);
+        }
         let got = io.checked_run(ctx, gemm, shape, 2.0, -1.0)?;
         let sample = check::Sample::of(shape, seed);
         let result = check::compare(shape, Kind::Exact, &got, &check::reference(shape, &x, &sample));
