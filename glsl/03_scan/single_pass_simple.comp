@@ -38,12 +38,9 @@ void publish(uint flag, T value) {
     atomicStore(state[tile], word, gl_ScopeDevice, gl_StorageSemanticsBuffer, gl_SemanticsRelaxed);
 }
 
-// Tile p's state. Each read is an atomic add of 0, not an atomicLoad: a compiler may merge
-// relaxed loads of one address that nothing orders apart (llvmpipe does, and a spin then sees one
-// stale value throughout), but performs every read-modify-write. POLL_BURST (host define) is 1
-// on a GPU; on a CPU device, where a tile takes longer than SPIN_LIMIT reads, a state still
-// NOT_READY is read up to POLL_BURST times a round, unrolled (llvmpipe bounds loop iterations,
-// flag_word.glsl).
+// Tile p's state, read with an atomic add of 0: a compiler may merge repeated relaxed loads of
+// one address (llvmpipe does), but not read-modify-writes. POLL_BURST (host define): 1 on a GPU;
+// a CPU device reads up to that many times while NOT_READY, unrolled (flag_word.glsl's budget).
 uint64_t read_state(int p) {
     uint64_t s = uint64_t(NOT_READY) << 32;
     [[unroll]] for (uint i = 0; i < POLL_BURST; ++i) {
