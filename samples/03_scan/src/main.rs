@@ -5,14 +5,15 @@
 //! memory), `shuffle` (a `subgroupShuffleUp` loop whose step count follows gl_SubgroupSize) and
 //! `intrinsic` (`subgroupInclusiveAdd` / `subgroupExclusiveAdd`). Workgroup level: subgroup scans
 //! plus a scan of the subgroup totals (chunked, so 32 subgroups of 8 lanes work). Device level:
-//! each primitive runs inside the portable three-pass reduce-then-scan; `single-pass` is the
-//! chained scan with decoupled look-back, which falls back to reduce-then-scan (and says
-//! FALLBACK) if workgroups make no progress. Its tile states are one 64-bit word each where the
-//! device has 64-bit buffer atomics, else (or with `--lookback-word 32`) two 32-bit words, the
-//! flag published with release after its value. A single pass whose workgroups see other
-//! subgroups than it was built for does nothing and SKIPs with the reason. Every output element
-//! is checked exactly: f32 inputs are small integers whose prefix sums are exact in f32 in any
-//! order.
+//! each primitive runs inside the portable three-pass reduce-then-scan, and two single passes
+//! chain the tiles with decoupled look-back: `single-pass-simple` in its simplest form (one
+//! invocation walks back one tile at a time; one 64-bit state word a tile, zeroed before every
+//! run, so a SKIP without 64-bit buffer atomics) and `single-pass`, the fast one (one 64-bit word
+//! a tile where the device has those atomics, else, or with `--lookback-word 32`, two tagged
+//! 32-bit words). Both fall back to reduce-then-scan (and say FALLBACK) if workgroups make no
+//! progress, and SKIP with the reason if their workgroups see other subgroups than they were built
+//! for. Every output element is checked exactly: f32 inputs are small integers whose prefix sums
+//! are exact in f32 in any order.
 //! Run: `cargo run --release --bin 03_scan [-- --bench] [--variant single-pass]`
 
 use anyhow::{Context as _, Result};
@@ -25,10 +26,11 @@ use std::rc::Rc;
 use vk_compute::{Barrier, Buffer, Context, Kernel, KernelDesc, Recorder, SubgroupOps};
 
 mod args;
+mod simple;
 #[cfg(test)]
 mod tests;
 
-use args::{tile_shapes, variant_name, Args, Variant};
+use args::{state_word, tile_shapes, variant_name, Args, TileShape, Variant};
 
 fn main() -> ExitCode {
     harness::run_sample::<Args>("03_scan", run)
@@ -72,13 +74,18 @@ fn scan_and_check(
 impl<'c> Scanner<'c> {
     fn buffers(&self, input: &[u32]) -> Result<Buffers<'c>> {
         let tiles = harness::tiles(input.len(), self.tile) as usize;
-        // Each kind of scan binds only its own scratch buffer: the other gets one element.
-        let (partials, states) = if self.single_pass() { (1, tiles) } else { (tiles, 0) };
+        // Each kind of scan binds only its own scratch buffer: the others get one element.
+        let (partials, states, simple) = match self.variant {
+            Variant::SinglePass => (1, tiles, 1),
+            Variant::SinglePassSimple => (1, 0, tiles),
+            _ => (tiles, 0, 1),
+        };
         let ctx = self.ctx;
         Ok(Buffers {
             input: Buffer::from_slice(ctx, "input", input)?,
             output: Buffer::new(ctx, "output", input.len())?,
             partials: Buffer::new(ctx, "partials", partials)?,
+            simple_states: Buffer::new(ctx, "simple tile states", simple)?,
             // The counters are the control buffer's only words.
             tile_states: harness::lookback::TileStates::new(ctx, states, 0, self.word)?,
             control: Buffer::from_slice(ctx, "control", &[0u32; harness::lookback::COUNTERS])?,
@@ -93,6 +100,9 @@ impl<'c> Scanner<'c> {
         let tiles = harness::tiles(n, self.tile);
         let grid = self.ctx.grid(tiles)?;
         let io = [b.input.binding(), b.output.binding()];
+        if self.variant == Variant::SinglePassSimple {
+            return simple::record(rec, &self.kernels[0], b, n, grid);
+        }
         if self.single_pass() {
             // A new epoch: the states of earlier runs read as not ready, so they need no reset
             // (harness::lookback::Epochs); only the first run on the buffers zeroes them.
@@ -131,7 +141,13 @@ impl<'c> Scanner<'c> {
         b.tile_states.settle(run, submitted)?;
         let control = b.control.download().context("read the control words")?;
         let tiles = harness::tiles(input.len(), self.tile);
-        match b.tile_states.finished(&control, self.single_pass(), tiles, self.workgroup, self.lookback_lanes)? {
+        let finished = if self.variant == Variant::SinglePassSimple {
+            let states = b.simple_states.download().context("read the tile states")?;
+            simple::finished(&control, &states, tiles, self.workgroup)
+        } else {
+            b.tile_states.finished(&control, self.single_pass(), tiles, self.workgroup, self.lookback_lanes)?
+        };
+        match finished {
             Finished::Clean => {}
             Finished::Stalled => {
                 let fallback = self.fallback.as_ref().context("single-pass stalled and there is no fallback")?;
@@ -159,16 +175,7 @@ const STALLED_WORD: usize = 2;
 /// Invocations per workgroup, unless a tile shape says otherwise.
 const WORKGROUP: u32 = 256;
 
-/// How the single pass lays out a tile.
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct TileShape {
-    /// Invocations per workgroup, the look-back subgroup included.
-    workgroup: u32,
-    /// Elements per invocation.
-    items: u32,
-}
-
-/// The tile of the reduce-then-scan variants (and of the single pass's fallback).
+/// The tile of the reduce-then-scan variants, of single-pass-simple and of the single passes' fallback.
 const REDUCE_THEN_SCAN_TILE: TileShape = TileShape { workgroup: WORKGROUP, items: 32 };
 
 // ANCHOR: tiles_by_n
@@ -224,19 +231,13 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
         for &exclusive in &modes {
             for &variant in &variants {
                 let mut name = variant_name(variant, ty, exclusive);
-                // The single pass's tile states: one 64-bit word where the device has 64-bit
-                // atomics, else (or with --lookback-word 32) a flag word and value words.
-                let word = if variant == Variant::SinglePass {
-                    let chosen = harness::lookback::state_word(ctx, args.tile.lookback_word, StateWord::TwoWords32);
-                    let Some(word) = report.skip_unless(&name, chosen) else { continue };
-                    name.push_str(word.label());
-                    word
-                } else {
-                    StateWord::Tagged64
-                };
-                // One fallback for every tile shape of the single pass.
+                // The single passes' tile states: one 64-bit word where the device has 64-bit
+                // atomics, else (or with --lookback-word 32) single-pass's 32-bit words.
+                let Some(word) = report.skip_unless(&name, state_word(variant, ctx, &args.tile)) else { continue };
+                name.push_str(word.label());
+                // One fallback for every tile shape of a single pass.
                 let fallback = match variant {
-                    Variant::SinglePass => {
+                    Variant::SinglePass | Variant::SinglePassSimple => {
                         let workgroup = args.tile.workgroup_or(ctx, WORKGROUP);
                         let shape = TileShape { workgroup, ..REDUCE_THEN_SCAN_TILE };
                         Scanner::new(ctx, Variant::Intrinsic, ty, exclusive, shape, word, None, args)?.map(Rc::new).ok()
@@ -276,9 +277,11 @@ struct Scanner<'c> {
     /// Elements per tile: the invocations that load × items (the single pass's look-back
     /// subgroup loads none).
     tile: u32,
-    /// reduce-then-scan: passes 1, 2, 3; single-pass: one kernel.
+    /// Which kernels (`kernels`) and scratch buffers (`Buffers`) it has.
+    variant: Variant,
+    /// reduce-then-scan: passes 1, 2, 3; the single passes: one kernel.
     kernels: Vec<Kernel<'c>>,
-    /// single-pass only: the reduce-then-scan to fall back to when workgroups stall.
+    /// The single passes only: the reduce-then-scan to fall back to when workgroups stall.
     fallback: Option<Rc<Scanner<'c>>>,
     /// single-pass only: how a tile's state is held.
     word: StateWord,
@@ -294,6 +297,8 @@ struct Buffers<'c> {
     output: Buffer<'c, u32>,
     /// reduce-then-scan: per-tile sums, then their prefixes.
     partials: Buffer<'c, u32>,
+    /// single-pass-simple: a tile's state, flag << 32 | value, zeroed before every run.
+    simple_states: Buffer<'c, u64>,
     /// single-pass: the tile states and the runs' epochs (harness::lookback).
     tile_states: harness::lookback::TileStates<'c>,
     /// single-pass: [next tile, tiles written] (counted up across runs), stalled (never reset,
@@ -328,7 +333,9 @@ impl<'c> Scanner<'c> {
         let (primitive, needs) = match variant {
             Variant::Hillis => ("SCAN_HILLIS", SubgroupOps::BASIC),
             Variant::Shuffle => ("SCAN_SHUFFLE", SubgroupOps::BASIC | SubgroupOps::SHUFFLE_RELATIVE),
-            Variant::Intrinsic => ("SCAN_INTRINSIC", SubgroupOps::BASIC | SubgroupOps::ARITHMETIC),
+            Variant::Intrinsic | Variant::SinglePassSimple => {
+                ("SCAN_INTRINSIC", SubgroupOps::BASIC | SubgroupOps::ARITHMETIC)
+            }
             Variant::SinglePass => (
                 "SCAN_INTRINSIC",
                 SubgroupOps::BASIC
@@ -354,7 +361,10 @@ impl<'c> Scanner<'c> {
                 ("EXCLUSIVE", u32::from(exclusive).to_string()),
                 ("ITEMS", items.to_string()),
             ];
-            d.extend(harness::lookback::defines(ctx, lookback_lanes, word));
+            let lookback = harness::lookback::defines(ctx, lookback_lanes, word).into_iter();
+            // The simple single pass defines its own flags and state word: it takes only POLL_BURST.
+            let simple = variant == Variant::SinglePassSimple;
+            d.extend(lookback.filter(|(name, _)| !simple || *name == "POLL_BURST"));
             // --inject-fault: the tile that holds PLANTED.
             d.extend(args.common.fault_defines(PLANTED as u64, (PLANTED / tile as usize) as u64));
             if let Some(p) = pass {
@@ -376,16 +386,15 @@ impl<'c> Scanner<'c> {
             };
             Kernel::new(ctx, &desc)
         };
-        if single_pass {
-            let kernels = vec![kernel("03_scan/single_pass.comp", None, 4)?];
-            return Ok(Ok(Scanner { ctx, tile, kernels, fallback, word, workgroup, lookback_lanes }));
-        }
-        let kernels =
-            (1..=3).map(|pass| kernel("03_scan/reduce_then_scan.comp", Some(pass), 4)).collect::<Result<_>>()?;
-        Ok(Ok(Scanner { ctx, tile, kernels, fallback: None, word, workgroup, lookback_lanes }))
+        let kernels = match variant {
+            Variant::SinglePass => vec![kernel("03_scan/single_pass.comp", None, 4)?],
+            Variant::SinglePassSimple => vec![kernel("03_scan/single_pass_simple.comp", None, 4)?],
+            _ => (1..=3).map(|pass| kernel("03_scan/reduce_then_scan.comp", Some(pass), 4)).collect::<Result<_>>()?,
+        };
+        Ok(Ok(Scanner { ctx, variant, tile, kernels, fallback, word, workgroup, lookback_lanes }))
     }
 
     fn single_pass(&self) -> bool {
-        self.kernels.len() == 1
+        self.variant == Variant::SinglePass
     }
 }
