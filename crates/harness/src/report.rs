@@ -4,7 +4,6 @@
 use crate::bench::BenchRow;
 use crate::compare::Check;
 use crate::run::{Fault, EXIT_FAIL, EXIT_FALLBACK, EXIT_PASS, EXIT_SKIP};
-use anyhow::Context as _;
 use serde::Serialize;
 use std::fmt::Display;
 use std::rc::Rc;
@@ -82,10 +81,6 @@ pub struct Report {
     pub extra: serde_json::Value,
     #[serde(skip)]
     listing_only: bool,
-    /// `--pipeline-cache DIR`: where [`Report::pipeline_stats`] writes each kernel's
-    /// pipeline-cache contents.
-    #[serde(skip)]
-    pub pipeline_cache_dir: Option<std::path::PathBuf>,
 }
 
 impl Report {
@@ -112,7 +107,6 @@ impl Report {
             bench: Vec::new(),
             extra: serde_json::Value::Null,
             listing_only: false,
-            pipeline_cache_dir: None,
         }
     }
 
@@ -258,16 +252,6 @@ impl Report {
             if !stats.is_empty() {
                 let list: Vec<String> = stats.iter().map(|(k, v)| format!("{k}={v}")).collect();
                 out(format!("STATS {variant} [{}]: {}", kernel.name, list.join(", ")));
-            }
-            if let (Some(dir), false) = (&self.pipeline_cache_dir, kernel.cache_data.is_empty()) {
-                // `register 128x128x8 8x8 pad4 f32 [06_gemm/register.comp]` → a file name.
-                let name: String = format!("{variant} {}", kernel.name)
-                    .chars()
-                    .map(|c| if c.is_ascii_alphanumeric() || c == '.' || c == '-' { c } else { '_' })
-                    .collect();
-                std::fs::create_dir_all(dir).with_context(|| format!("create {}", dir.display()))?;
-                let path = dir.join(format!("{name}.bin"));
-                std::fs::write(&path, &kernel.cache_data).with_context(|| format!("write {}", path.display()))?;
             }
         }
         Ok(())

@@ -93,10 +93,6 @@ pub struct CommonArgs {
     /// VK_KHR_pipeline_executable_properties (NVIDIA does; lavapipe 22.3 does not).
     #[arg(long)]
     pub pipeline_stats: bool,
-    /// With --pipeline-stats: write each kernel's pipeline-cache contents (the driver's compiled
-    /// form; on NVIDIA the machine code, for `nvdisasm`) into this folder, one file a kernel.
-    #[arg(long, value_name = "DIR")]
-    pub pipeline_cache: Option<std::path::PathBuf>,
     /// Compile the checked kernels with a deliberate fault and plant the deciding value where
     /// it strikes: every check must then FAIL (and a fallback counts as a failure). Proves
     /// that the checks can fail; `cargo xtask test` runs it at a small and the largest size.
@@ -191,7 +187,7 @@ impl CommonArgs {
             device_index: self.device,
             validate: self.validate,
             subgroup_size: self.subgroup_size,
-            pipeline_statistics: self.pipeline_stats || self.pipeline_cache.is_some(),
+            pipeline_statistics: self.pipeline_stats,
             hidden_ops,
             hide_int64_atomics: self.without_features.contains(&Feature::Int64Atomics),
             ..Default::default()
@@ -259,7 +255,6 @@ pub fn run_sample<A: SampleArgs>(sample: &str, run: impl FnOnce(&Context, &A, &m
             ));
         }
         let mut report = Report::new(sample, Some(&ctx), common.seed());
-        report.pipeline_cache_dir = common.pipeline_cache.clone();
         report.fault = common.inject_fault;
         if let Some(fault) = common.inject_fault {
             out(format!("injected fault: {} (every check must FAIL)", fault.name()));

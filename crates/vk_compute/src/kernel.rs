@@ -42,10 +42,6 @@ pub struct Kernel<'c> {
     pub(crate) set_layout: vk::DescriptorSetLayout,
     pub(crate) push_constant_bytes: u32,
     pub(crate) buffers: u32,
-    /// The pipeline cache's contents right after this pipeline was built into an empty cache
-    /// (with `pipeline_statistics`; empty otherwise): the driver's compiled form, which on
-    /// NVIDIA holds the machine code that `nvdisasm` reads.
-    pub cache_data: Vec<u8>,
 }
 
 impl<'c> Kernel<'c> {
@@ -83,7 +79,6 @@ impl<'c> Kernel<'c> {
             set_layout: vk::DescriptorSetLayout::null(),
             push_constant_bytes: desc.push_constant_bytes,
             buffers: desc.buffers,
-            cache_data: Vec::new(),
         };
         // Fill the handles one by one; Drop destroys whatever was created if a step fails.
         let bindings: Vec<_> = (0..desc.buffers)
@@ -142,24 +137,9 @@ impl<'c> Kernel<'c> {
         if ctx.executable_properties.is_some() {
             info[0] = info[0].flags(vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR);
         }
-        // With statistics asked for, the pipeline is built into an empty cache of its own, whose
-        // contents are then kept (see `cache_data`).
-        let cache = if ctx.options.pipeline_statistics {
-            // SAFETY: a default (empty) create info; destroyed below.
-            unsafe { ctx.device.create_pipeline_cache(&vk::PipelineCacheCreateInfo::default(), None) }
-                .context("create pipeline cache")?
-        } else {
-            vk::PipelineCache::null()
-        };
-        // SAFETY: module, layout, cache and chained structures are alive; the features the
-        // flags need were enabled at device creation (checked above).
-        let pipelines = unsafe { ctx.device.create_compute_pipelines(cache, &info, None) };
-        if cache != vk::PipelineCache::null() {
-            // SAFETY: the cache is alive and no other thread uses it; destroyed right after.
-            kernel.cache_data = unsafe { ctx.device.get_pipeline_cache_data(cache) }.unwrap_or_default();
-            // SAFETY: nothing uses the cache any more.
-            unsafe { ctx.device.destroy_pipeline_cache(cache, None) };
-        }
+        // SAFETY: module, layout and chained structures are alive; the features the flags
+        // need were enabled at device creation (checked above).
+        let pipelines = unsafe { ctx.device.create_compute_pipelines(vk::PipelineCache::null(), &info, None) };
         // SAFETY: the pipeline (if any) no longer needs the module.
         unsafe { ctx.device.destroy_shader_module(module, None) };
         kernel.pipeline =
