@@ -112,12 +112,14 @@ void gemm_block(uint tx, uint ty) {
             acc[i][c] = vec4(0.0);
         }
     }
+// ANCHOR: slice
     // This slice's steps: [first, first + steps) of all of K's (all of them without split-K).
     uint all_steps = (K + BK - 1) / BK;
     uint per_slice = (all_steps + SPLIT_K - 1) / SPLIT_K;
     uint first = min(all_steps, slice * per_slice);
     uint steps = min(all_steps, first + per_slice) - first;
     uint k0 = first * BK;
+// ANCHOR_END: slice
     if (steps > 0) {
         load_tiles(m0, n0, k0);
         store_tiles(0);
@@ -159,6 +161,7 @@ void gemm_block(uint tx, uint ty) {
 // the grid (the default) is one row of lanes, all reading the same A values and different B
 // values; an 8 × 4 group reads 4 A and 8 B 4-vectors per k. Any group shape gives the same
 // results, whatever the subgroup size; it only changes which lanes read together.
+// ANCHOR: lanes
 #ifndef LANES_W
 #define LANES_W NC
 #define LANES_H 1
@@ -170,6 +173,7 @@ uvec2 lane_position() {
     uint groups_across = NC / LANES_W;
     return uvec2((group % groups_across) * LANES_W + lane % LANES_W, (group / groups_across) * LANES_H + lane / LANES_W);
 }
+// ANCHOR_END: lanes
 
 // The multiply-adds of one k: acc += a ⊗ b, with a holding this invocation's TM values of
 // column k of A and b its TN values of row k of B.

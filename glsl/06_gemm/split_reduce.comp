@@ -9,6 +9,7 @@
 layout(local_size_x_id = 0) in;
 layout(std430, binding = 4) readonly buffer P1 { float p1[]; };
 
+// ANCHOR: reduce
 void main() {
     uint count = M * N;
     uint stride = gl_NumWorkGroups.x * gl_WorkGroupSize.x;
@@ -20,3 +21,4 @@ void main() {
         store_d(i / N, i % N, sum);
     }
 }
+// ANCHOR_END: reduce
