@@ -303,6 +303,7 @@ impl<'c> Gemm<'c> {
             workgroup_size: config.workgroup_size(),
             constants: config.strategy.map(|s| vec![s as u32]).unwrap_or_default(),
             subgroup_size: required,
+            ..Default::default()
         };
         Ok(Ok(Gemm { config, elem, kernel: Kernel::new(ctx, &desc)? }))
     }
