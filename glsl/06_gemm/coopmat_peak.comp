@@ -30,11 +30,13 @@ void main() {
     [[unroll]] for (uint j = 0; j < ACCS; j++) {
         acc[j] = coopmat<C_TYPE, gl_ScopeSubgroup, M, N, gl_MatrixUseAccumulator>(C_TYPE(j));
     }
+// ANCHOR: mma_loop
     for (uint s = 0; s < steps; s++) {
         [[unroll]] for (uint j = 0; j < ACCS; j++) {
             acc[j] = coopMatMulAdd(a, b, acc[j]);
         }
     }
+// ANCHOR_END: mma_loop
     [[unroll]] for (uint j = 1; j < ACCS; j++) {
         acc[0] += acc[j];
     }

@@ -819,6 +819,7 @@ impl CoopMatPlan {
                 )
             })
         };
+        // ANCHOR: coop_plan
         let khr = if !options.cooperative_matrix {
             Some("cooperative matrices were not asked for when the device was created".to_string())
         } else if !caps.has_extension(&ash::khr::cooperative_matrix::NAME.to_string_lossy()) {
@@ -828,6 +829,7 @@ impl CoopMatPlan {
         } else {
             too_old(coopmat::LAYER_KNOWS_KHR_COOPERATIVE_MATRIX, "VK_KHR_cooperative_matrix")
         };
+        // ANCHOR_END: coop_plan
         let nv2 = match (&khr, &caps.coop_mat2) {
             (Some(why), _) => Some(why.clone()),
             (None, None) => Some(format!("{name} lacks VK_NV_cooperative_matrix2")),

@@ -52,6 +52,7 @@ impl Out {
     }
 }
 
+// ANCHOR: output
 /// What D of `variant` holds for inputs of `elem`; `None` where the variant does not take them.
 /// The SIMT kernels write f32; `coopmat` writes the input's width (int8: s32), as a library
 /// GEMM does; `coopmat-f32` writes f32; `coopmat2` writes f16 for f16 and f32 for bf16 (a
@@ -67,6 +68,7 @@ pub fn output(variant: Variant, elem: Elem) -> Option<Out> {
         (_, Elem::Bf16) => Some(Out::Bf16),
     }
 }
+// ANCHOR_END: output
 
 /// The component types of A/B and of the accumulator for `elem`, as caps names them.
 fn types(elem: Elem) -> (&'static str, &'static str) {
@@ -227,6 +229,7 @@ pub fn unavailable(ctx: &Context, variant: Variant, elem: Elem) -> Option<String
     None
 }
 
+// ANCHOR: shapes
 /// The subgroup-scope shapes the device lists for `elem` (A = B = elem, C = result = its
 /// accumulator, no saturation) that the KHR kernel can stage: a fragment's K and N span whole
 /// 16-byte vectors, N a multiple of 4 (its scratch rows). Largest first.
@@ -246,6 +249,7 @@ pub fn khr_shapes(ctx: &Context, elem: Elem) -> Vec<[u32; 3]> {
     shapes.dedup();
     shapes
 }
+// ANCHOR_END: shapes
 
 /// The configurations of `variant` for `elem` this device can run, in the order defaults are
 /// picked: the KHR grid over the largest listed shape, or the NV blocks with a listed
