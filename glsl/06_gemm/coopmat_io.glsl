@@ -53,13 +53,7 @@ layout(std430, binding = 3) writeonly buffer D1 { uint16_t d1[]; };
 layout(std430, binding = 3) writeonly buffer D1 { int d1[]; };
 #endif
 
-layout(push_constant) uniform Push {
-    uint M;
-    uint N;
-    uint K;
-    float alpha;
-    float beta;
-};
+#include "gemm_push.glsl"
 
 // The raw bits of element i of a packed array.
 #define ELEM_AT(words, i) ((words[(i) / ELEMS_PER_WORD] >> (((i) % ELEMS_PER_WORD) * ELEM_BITS)) & ELEM_MASK)

@@ -13,7 +13,7 @@
 use crate::simt::{Elem, FaultSite, Push, Shape, Variant};
 use anyhow::{Context as _, Result};
 use harness::{out, BenchRow, Report, Timing};
-use vk_compute::{Binding, Buffer, Context, Kernel, KernelDesc, Recorder, SubgroupOps};
+use vk_compute::{Buffer, Context, Kernel, KernelDesc, SubgroupOps};
 
 /// What D holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -452,21 +452,6 @@ impl<'c> CoopGemm<'c> {
         };
         let kernel = Kernel::new(ctx, &desc).with_context(|| format!("build {}", config.name()))?;
         Ok(Ok(CoopGemm { config, elem, out, kernel }))
-    }
-
-    /// Record D = α·A·B + β·C_in over `shape`: one dispatch, one workgroup per block of D.
-    pub fn record<'r>(
-        &'r self,
-        rec: &mut Recorder<'_, 'r>,
-        io: [Binding<'r>; 4],
-        shape: Shape,
-        alpha: f32,
-        beta: f32,
-    ) -> Result<()> {
-        let [bm, bn] = self.config.block;
-        let groups = [shape.n.div_ceil(bn), shape.m.div_ceil(bm), 1];
-        let push = Push { m: shape.m, n: shape.n, k: shape.k, alpha, beta };
-        rec.dispatch(&self.kernel, &io, &push, groups)
     }
 }
 

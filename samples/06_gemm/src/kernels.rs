@@ -49,18 +49,20 @@ pub enum Built<'c> {
 }
 
 impl<'c> Built<'c> {
+    /// Record D = α·A·B + β·C_in over `shape`: one dispatch, one workgroup per block of D.
     pub fn record<'r>(
         &'r self,
         rec: &mut Recorder<'_, 'r>,
         io: [Binding<'r>; 4],
-        s: Shape,
-        a: f32,
-        b: f32,
+        shape: Shape,
+        alpha: f32,
+        beta: f32,
     ) -> Result<()> {
-        match self {
-            Built::Simt(g) => g.record(rec, io, s, a, b),
-            Built::Coop(g) => g.record(rec, io, s, a, b),
-        }
+        let block = match self {
+            Built::Simt(g) => [g.config.bm, g.config.bn],
+            Built::Coop(g) => g.config.block,
+        };
+        simt::record_blocks(rec, self.kernel(), io, shape, block, (alpha, beta))
     }
 
     pub fn kernel(&self) -> &Kernel<'c> {

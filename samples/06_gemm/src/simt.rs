@@ -341,20 +341,21 @@ impl<'c> Gemm<'c> {
         };
         Ok(Ok(Gemm { config, elem, kernel: Kernel::new(ctx, &desc)? }))
     }
+}
 
-    /// Record D = α·A·B + β·C_in over `shape`: one dispatch, one workgroup per BM×BN block.
-    pub fn record<'r>(
-        &'r self,
-        rec: &mut Recorder<'_, 'r>,
-        io: [Binding<'r>; 4],
-        shape: Shape,
-        alpha: f32,
-        beta: f32,
-    ) -> Result<()> {
-        let groups = [shape.n.div_ceil(self.config.bn), shape.m.div_ceil(self.config.bm), 1];
-        let push = Push { m: shape.m, n: shape.n, k: shape.k, alpha, beta };
-        rec.dispatch(&self.kernel, &io, &push, groups)
-    }
+/// Record one dispatch of a GEMM kernel over `shape`, one workgroup per BM×BN `block` of D (x
+/// across N, y down M), with the push constants every GEMM kernel shares.
+pub fn record_blocks<'r>(
+    rec: &mut Recorder<'_, 'r>,
+    kernel: &'r Kernel<'_>,
+    io: [Binding<'r>; 4],
+    shape: Shape,
+    [bm, bn]: [u32; 2],
+    (alpha, beta): (f32, f32),
+) -> Result<()> {
+    let groups = [shape.n.div_ceil(bn), shape.m.div_ceil(bm), 1];
+    let push = Push { m: shape.m, n: shape.n, k: shape.k, alpha, beta };
+    rec.dispatch(kernel, &io, &push, groups)
 }
 
 /// The configurations `--tune` times (tile shapes × padding × strategy × workgroup size of
