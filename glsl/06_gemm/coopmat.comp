@@ -37,8 +37,10 @@ layout(local_size_x_id = 0) in;
 #define B_LOADS ((B_VECS + WORKGROUP_SIZE - 1) / WORKGROUP_SIZE)
 #define SCRATCH (FM * FN / 4)  // 16-byte vectors of one subgroup's 32-bit fragment
 
+#define TILES_VECS (2 * (A_TILE + B_TILE))
+#define SCRATCH_VECS (SG_M * SG_N * SCRATCH)
 // Two buffers of A and B tiles; after the last step, each subgroup's epilogue scratch.
-shared uvec4 smem[2 * (A_TILE + B_TILE)];
+shared uvec4 smem[TILES_VECS > SCRATCH_VECS ? TILES_VECS : SCRATCH_VECS];
 
 // The next step's tiles, held between their global loads and their shared stores.
 uvec4 next_a[A_LOADS];

@@ -167,14 +167,17 @@ impl CmConfig {
     }
 
     /// Shared memory the KHR kernel declares: two buffers of A and B tiles, each row padded
-    /// by 16 bytes (the epilogue's scratch reuses it). `coopmat2`: none of its own.
+    /// by 16 bytes, or the epilogue's scratch (a 32-bit fragment per subgroup) where that is
+    /// larger, as they share it. `coopmat2`: none of its own.
     pub fn shared_bytes(&self, elem: Elem) -> u32 {
         if self.variant == Variant::Coopmat2 {
             return 0;
         }
         let per_vec = 16 / elem.bytes() as u32;
         let [bm, bn] = self.block;
-        2 * (bm * (self.bk + per_vec) + self.bk * (bn + per_vec)) * elem.bytes() as u32
+        let tiles = 2 * (bm * (self.bk + per_vec) + self.bk * (bn + per_vec)) * elem.bytes() as u32;
+        let scratch = self.subgroups[0] * self.subgroups[1] * self.frag[0] * self.frag[1] * 4;
+        tiles.max(scratch)
     }
 }
 
@@ -340,8 +343,7 @@ fn khr_fit(ctx: &Context, mut config: CmConfig, elem: Elem) -> Result<CmConfig, 
     if config.workgroup > caps.max_workgroup_invocations || config.workgroup > caps.max_workgroup_size[0] {
         return Err(format!("{} invocations per workgroup are beyond {}'s limit", config.workgroup, caps.name));
     }
-    let scratch = sm * sn * config.frag[0] * config.frag[1] * 4;
-    let shared = config.shared_bytes(elem).max(scratch);
+    let shared = config.shared_bytes(elem);
     if shared > caps.max_shared_memory_bytes {
         return Err(format!(
             "{}: {shared} B of shared memory are beyond {}'s {} B",
