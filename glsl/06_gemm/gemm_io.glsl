@@ -28,13 +28,7 @@ layout(std430, binding = 2) readonly buffer C1 { float c1[]; };
 layout(std430, binding = 3) writeonly buffer D1 { float d1[]; };
 layout(std430, binding = 3) writeonly buffer D4 { vec4 d4[]; };
 
-layout(push_constant) uniform Push {
-    uint M;
-    uint N;
-    uint K;
-    float alpha;
-    float beta;
-};
+#include "gemm_push.glsl"
 
 // A[row][k], 0 outside the matrix.
 float load_a(uint row, uint k) {

@@ -7,7 +7,7 @@
 use std::time::{Duration, Instant};
 
 use crate::report::Document;
-use crate::samples::{run_captured, Samples, EXIT_FALLBACK};
+use crate::samples::{run_captured, Samples, EXIT_FALLBACK, EXIT_SKIP};
 use crate::{step, Error, Result};
 
 /// A size with a partial last workgroup and a few hundred workgroups.
@@ -126,6 +126,29 @@ const FAULT_TESTS: &[FaultTest] = &[
     FaultTest { binary: "06_gemm", fault: "off-by-one", args: &["--shape", "257x129x511"] },
 ];
 
+/// Fault tests of kernels that need what a device may lack (the second field says what): where
+/// it lacks it, every check SKIPs and the test is not applicable there, not broken.
+const FEATURE_FAULT_TESTS: &[(FaultTest, &str)] = &[
+    // 06's tensor-core kernels alone, so that they cannot hide among the SIMT kernels'
+    // failures: every type, both faults.
+    (
+        FaultTest {
+            binary: "06_gemm",
+            fault: "drop-workgroup",
+            args: &["--shape", "257x129x511", "--variant", "coopmat,coopmat-f32,coopmat2"],
+        },
+        "cooperative matrices",
+    ),
+    (
+        FaultTest {
+            binary: "06_gemm",
+            fault: "off-by-one",
+            args: &["--shape", "257x129x511", "--variant", "coopmat,coopmat-f32,coopmat2"],
+        },
+        "cooperative matrices",
+    ),
+];
+
 /// What one fault-injection run showed.
 #[derive(Debug, PartialEq)]
 enum Verdict {
@@ -134,13 +157,17 @@ enum Verdict {
     /// These checks still passed (or fell back) under the fault; empty when the run exited
     /// 0 or 3 without naming a passing check.
     Undetected { variants: Vec<String> },
+    /// The run SKIPped as a whole (exit 77, every result SKIP) and the test needs what the
+    /// device lacks: nothing there to inject a fault into. The first SKIP's reason.
+    NotApplicable(String),
     /// Neither: an error, a crash, a skip, no document, or exit 1 without a failed check.
     Broken(String),
 }
 
 impl Verdict {
+    /// Whether the run shows no missed fault: detected, or not applicable on this device.
     fn is_detected(&self) -> bool {
-        matches!(self, Verdict::Detected { .. })
+        matches!(self, Verdict::Detected { .. } | Verdict::NotApplicable(_))
     }
 
     fn describe(&self) -> String {
@@ -151,15 +178,24 @@ impl Verdict {
             }
             Verdict::Undetected { variants } if variants.is_empty() => "fault not detected: the run passed".to_string(),
             Verdict::Undetected { variants } => format!("fault not detected by: {}", variants.join(", ")),
+            Verdict::NotApplicable(why) => format!("not applicable here: {why}"),
             Verdict::Broken(why) => format!("no verdict: {why}"),
         }
     }
 }
 
 /// The verdict on a `--inject-fault --json` run from its exit code (`None`: killed by a
-/// signal) and its stdout.
-fn fault_verdict(code: Option<i32>, stdout: &str) -> Verdict {
+/// signal) and its stdout. `needs`: what the test's kernels need that a device may lack (see
+/// [`FEATURE_FAULT_TESTS`]); only such a test may be not applicable.
+fn fault_verdict(code: Option<i32>, stdout: &str, needs: Option<&str>) -> Verdict {
     let document = Document::parse(stdout);
+    if let (Some(needs), Some(EXIT_SKIP), Ok(document)) = (needs, code, &document) {
+        let results = document.results();
+        if !results.is_empty() && results.iter().all(|result| result.status == "SKIP") {
+            let why = results.first().map_or("", |r| r.detail);
+            return Verdict::NotApplicable(format!("needs {needs}: {why}"));
+        }
+    }
     if let Ok(document) = &document {
         let passed: Vec<String> = document
             .results()
@@ -192,12 +228,15 @@ fn fault_verdict(code: Option<i32>, stdout: &str) -> Verdict {
     Verdict::Detected { failed, skipped: results.len() - failed }
 }
 
-/// Runs every [`FAULT_TESTS`] entry (the binaries built by the samples step); fails unless each
-/// one's fault was detected.
+/// Runs every [`FAULT_TESTS`] and [`FEATURE_FAULT_TESTS`] entry (the binaries built by the
+/// samples step); fails unless each one's fault was detected (or, for the latter, the device
+/// lacks what it needs).
 pub fn run(samples: &Samples, largest: u64) -> Result {
     let mut rows: Vec<(String, Verdict, Duration)> = Vec::new();
-    let runs = FAULT_TESTS.iter().flat_map(|test| [(test, SMALL_SIZE), (test, largest)]);
-    for (test, size) in runs {
+    let tests =
+        FAULT_TESTS.iter().map(|test| (test, None)).chain(FEATURE_FAULT_TESTS.iter().map(|(t, n)| (t, Some(*n))));
+    let runs = tests.flat_map(|(test, needs)| [(test, needs, SMALL_SIZE), (test, needs, largest)]);
+    for (test, needs, size) in runs {
         if !samples.contains(test.binary) {
             println!("{}: not in this suite, skipped", test.binary);
             continue;
@@ -210,7 +249,7 @@ pub fn run(samples: &Samples, largest: u64) -> Result {
         step(&format!("{label} --json"));
         let start = Instant::now();
         let verdict = match run_captured(&mut cmd) {
-            Ok(run) => fault_verdict(run.status.code(), &run.stdout),
+            Ok(run) => fault_verdict(run.status.code(), &run.stdout, needs),
             Err(e) => Verdict::Broken(format!("cannot run {}: {e}", samples.path(test.binary).display())),
         };
         println!("{label}: {}", verdict.describe());
@@ -242,9 +281,9 @@ mod tests {
     #[test]
     fn every_check_failing_is_detection() {
         let all_fail = document("FAIL", Some("CPU"), &[("fast add u32", "FAIL"), ("naive add u32", "FAIL")]);
-        assert_eq!(fault_verdict(Some(1), &all_fail), Verdict::Detected { failed: 2, skipped: 0 });
+        assert_eq!(fault_verdict(Some(1), &all_fail, None), Verdict::Detected { failed: 2, skipped: 0 });
         let with_skip = document("FAIL", Some("CPU"), &[("fast add u32", "FAIL"), ("fast mul f32", "SKIP")]);
-        assert_eq!(fault_verdict(Some(1), &with_skip), Verdict::Detected { failed: 1, skipped: 1 });
+        assert_eq!(fault_verdict(Some(1), &with_skip, None), Verdict::Detected { failed: 1, skipped: 1 });
     }
 
     #[test]
@@ -255,23 +294,41 @@ mod tests {
             &[("fast add u32", "FAIL"), ("naive min u32", "PASS"), ("fast max u32", "FALLBACK")],
         );
         let missed = Verdict::Undetected { variants: vec!["naive min u32".into(), "fast max u32".into()] };
-        assert_eq!(fault_verdict(Some(1), &mixed), missed);
+        assert_eq!(fault_verdict(Some(1), &mixed, None), missed);
         assert_eq!(missed.describe(), "fault not detected by: naive min u32, fast max u32");
         let passed = document("PASS", Some("CPU"), &[("fast add u32", "PASS")]);
-        assert_eq!(fault_verdict(Some(0), &passed), Verdict::Undetected { variants: vec!["fast add u32".into()] });
-        assert_eq!(fault_verdict(Some(0), ""), Verdict::Undetected { variants: Vec::new() });
-        assert_eq!(fault_verdict(Some(3), ""), Verdict::Undetected { variants: Vec::new() });
+        assert_eq!(
+            fault_verdict(Some(0), &passed, None),
+            Verdict::Undetected { variants: vec!["fast add u32".into()] }
+        );
+        assert_eq!(fault_verdict(Some(0), "", None), Verdict::Undetected { variants: Vec::new() });
+        assert_eq!(fault_verdict(Some(3), "", None), Verdict::Undetected { variants: Vec::new() });
     }
 
     #[test]
     fn other_runs_give_no_verdict() {
         let skipped = document("SKIP", Some("CPU"), &[("fast add u32", "SKIP")]);
-        assert!(matches!(fault_verdict(Some(77), &skipped), Verdict::Broken(_)));
-        assert!(matches!(fault_verdict(Some(1), &skipped), Verdict::Broken(_)));
-        assert!(matches!(fault_verdict(Some(1), "FAIL fast add u32"), Verdict::Broken(_)));
-        assert!(matches!(fault_verdict(Some(2), ""), Verdict::Broken(_)));
-        assert!(matches!(fault_verdict(None, ""), Verdict::Broken(_)));
+        assert!(matches!(fault_verdict(Some(77), &skipped, None), Verdict::Broken(_)));
+        assert!(matches!(fault_verdict(Some(1), &skipped, None), Verdict::Broken(_)));
+        assert!(matches!(fault_verdict(Some(1), "FAIL fast add u32", None), Verdict::Broken(_)));
+        assert!(matches!(fault_verdict(Some(2), "", None), Verdict::Broken(_)));
+        assert!(matches!(fault_verdict(None, "", None), Verdict::Broken(_)));
         let no_results = document("FAIL", Some("CPU"), &[]);
-        assert_eq!(fault_verdict(Some(1), &no_results), Verdict::Broken("exit 1 but no check failed".into()));
+        // A test that needs nothing a device may lack must not SKIP.
+        assert!(matches!(fault_verdict(Some(77), &skipped, None), Verdict::Broken(_)));
+        assert_eq!(fault_verdict(Some(1), &no_results, None), Verdict::Broken("exit 1 but no check failed".into()));
+    }
+
+    #[test]
+    fn a_skip_for_a_missing_feature_is_not_applicable() {
+        let skipped = document("SKIP", Some("CPU"), &[("coopmat f16", "SKIP"), ("coopmat2 int8", "SKIP")]);
+        let verdict = fault_verdict(Some(77), &skipped, Some("cooperative matrices"));
+        assert!(matches!(verdict, Verdict::NotApplicable(_)) && verdict.is_detected(), "{verdict:?}");
+        // A partial skip is judged as before: the checks that ran must fail.
+        let mixed = document("FAIL", Some("CPU"), &[("coopmat f16", "FAIL"), ("coopmat2 int8", "SKIP")]);
+        let verdict = fault_verdict(Some(1), &mixed, Some("cooperative matrices"));
+        assert_eq!(verdict, Verdict::Detected { failed: 1, skipped: 1 });
+        let passed = document("PASS", Some("CPU"), &[("coopmat f16", "PASS")]);
+        assert!(!fault_verdict(Some(0), &passed, Some("cooperative matrices")).is_detected());
     }
 }

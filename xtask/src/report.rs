@@ -14,6 +14,8 @@ pub struct CheckResult<'a> {
     pub variant: &'a str,
     /// `PASS`, `FAIL`, `SKIP` or `FALLBACK`.
     pub status: &'a str,
+    /// What the check found, or why it SKIPped.
+    pub detail: &'a str,
 }
 
 /// One entry of `bench`: a timed variant.
@@ -73,6 +75,7 @@ impl Document {
             .map(|result| CheckResult {
                 variant: result.get("variant").and_then(Value::as_str).unwrap_or("?"),
                 status: result.get("status").and_then(Value::as_str).unwrap_or("?"),
+                detail: result.get("detail").and_then(Value::as_str).unwrap_or(""),
             })
             .collect()
     }
@@ -132,8 +135,8 @@ pub mod tests {
         assert_eq!(
             doc.results(),
             [
-                CheckResult { variant: "fast add u32", status: "FAIL" },
-                CheckResult { variant: "naive add u32", status: "SKIP" }
+                CheckResult { variant: "fast add u32", status: "FAIL", detail: "status: PASS in a detail" },
+                CheckResult { variant: "naive add u32", status: "SKIP", detail: "status: PASS in a detail" }
             ]
         );
     }

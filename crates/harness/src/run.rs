@@ -199,6 +199,11 @@ impl CommonArgs {
 pub trait SampleArgs: clap::Parser {
     fn common(&self) -> &CommonArgs;
     fn common_mut(&mut self) -> &mut CommonArgs;
+    /// How [`run_sample`] makes the context: the common options, which a sample may extend
+    /// (06_gemm asks for cooperative matrices when a variant that uses them is selected).
+    fn context_options(&self) -> Result<ContextOptions> {
+        self.common().context_options()
+    }
 }
 
 /// Implement [`SampleArgs`] for a sample's argument struct with a `common: CommonArgs` field.
@@ -238,7 +243,7 @@ pub fn run_sample<A: SampleArgs>(sample: &str, run: impl FnOnce(&Context, &A, &m
     };
     let common = args.common();
     exit_with(|| {
-        let ctx = Context::new(common.context_options()?)?;
+        let ctx = Context::new(args.context_options()?)?;
         for name in &common.without_ops {
             out(format!("pretending the device lacks {name} subgroup operations"));
         }

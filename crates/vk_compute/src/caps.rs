@@ -80,6 +80,48 @@ pub struct CoopMatShape {
     pub scope: String,
 }
 
+/// One `VkCooperativeMatrixFlexibleDimensionsPropertiesNV` entry (VK_NV_cooperative_matrix2):
+/// matrices of any multiple of the granularities, in workgroups of `workgroup_invocations`
+/// when the scope is a workgroup.
+#[derive(Clone, Debug)]
+pub struct CoopMatFlexShape {
+    pub m_granularity: u32,
+    pub n_granularity: u32,
+    pub k_granularity: u32,
+    pub a_type: String,
+    pub b_type: String,
+    pub c_type: String,
+    pub result_type: String,
+    pub saturating: bool,
+    pub scope: String,
+    pub workgroup_invocations: u32,
+}
+
+/// VK_NV_cooperative_matrix2 as the device offers it: its features, limits and shapes.
+#[derive(Clone, Debug, Default)]
+pub struct CoopMat2 {
+    /// `cooperativeMatrixWorkgroupScope`: matrices owned by a whole workgroup.
+    pub workgroup_scope: bool,
+    /// `cooperativeMatrixFlexibleDimensions`: any multiple of the listed granularities.
+    pub flexible_dimensions: bool,
+    /// `cooperativeMatrixTensorAddressing`: loads and stores through tensor layouts.
+    pub tensor_addressing: bool,
+    /// `cooperativeMatrixPerElementOperations`: a function applied to every element.
+    pub per_element_operations: bool,
+    /// `cooperativeMatrixConversions`: accumulator to A/B conversions.
+    pub conversions: bool,
+    pub(crate) reductions: bool,
+    pub(crate) block_loads: bool,
+    /// `cooperativeMatrixWorkgroupScopeMaxWorkgroupSize`.
+    pub max_workgroup_size: u32,
+    /// `cooperativeMatrixFlexibleDimensionsMaxDimension`.
+    pub max_dimension: u32,
+    /// `cooperativeMatrixWorkgroupScopeReservedSharedMemory`: bytes of shared memory the
+    /// driver keeps for staging workgroup-scope matrices.
+    pub reserved_shared_memory: u32,
+    pub flexible_shapes: Vec<CoopMatFlexShape>,
+}
+
 /// Everything the samples need to know about one physical device.
 #[derive(Clone, Debug)]
 pub struct DeviceCaps {
@@ -127,6 +169,13 @@ pub struct DeviceCaps {
     /// The `cooperativeMatrix` feature (shapes alone do not say it is enabled-able).
     pub(crate) cooperative_matrix_feature: bool,
     pub coop_mat_shapes: Vec<CoopMatShape>,
+    /// `shaderInt8`: 8-bit integers in shaders (the int8 cooperative matrices' components).
+    pub shader_int8: bool,
+    /// VK_KHR_shader_bfloat16 with `shaderBFloat16Type` and `shaderBFloat16CooperativeMatrix`:
+    /// bf16 components of cooperative matrices.
+    pub bfloat16_cooperative_matrix: bool,
+    /// VK_NV_cooperative_matrix2, where offered.
+    pub coop_mat2: Option<CoopMat2>,
     pub(crate) raw_api_version: u32,
     pub(crate) extensions: Vec<String>,
 }
@@ -219,7 +268,7 @@ pub(crate) fn component_type_name(t: vk::ComponentTypeKHR) -> String {
         vk::ComponentTypeKHR::UINT32 => "u32".into(),
         vk::ComponentTypeKHR::UINT64 => "u64".into(),
         // VK_COMPONENT_TYPE_BFLOAT16_KHR is newer than ash's headers.
-        other if other.as_raw() == 1000141000 => "bf16".into(),
+        crate::coopmat::COMPONENT_TYPE_BFLOAT16_KHR => "bf16".into(),
         other => format!("type#{}", other.as_raw()),
     }
 }

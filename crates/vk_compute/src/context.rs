@@ -4,7 +4,8 @@
 //! messenger → instance. Buffers, kernels and recorders borrow the context, so the borrow
 //! checker guarantees they are gone before it.
 
-use crate::caps::{self, CoopMatShape, DeviceCaps, SizeControl, SubgroupOps};
+use crate::caps::{self, CoopMat2, CoopMatFlexShape, CoopMatShape, DeviceCaps, SizeControl, SubgroupOps};
+use crate::coopmat;
 use crate::{setup_error, SetupError};
 use anyhow::{Context as _, Result};
 use ash::vk;
@@ -28,9 +29,11 @@ pub struct ContextOptions {
     pub subgroup_size: Option<u32>,
     /// How long a submission may run before it counts as hung.
     pub fence_timeout: Duration,
-    /// Enable VK_KHR_cooperative_matrix where offered. Off unless a sample needs it: the
-    /// validation layer Debian 12 ships (1.3.239) does not know the extension and reports
-    /// its feature structure as an error.
+    /// Enable VK_KHR_cooperative_matrix where offered, with VK_NV_cooperative_matrix2,
+    /// VK_KHR_shader_bfloat16 and `shaderInt8` where offered too. Off unless a sample needs it:
+    /// the validation layer Debian 12 ships (1.3.239) does not know these extensions and reports
+    /// their feature structures as errors, so under `--validate` each is enabled only with a
+    /// layer that knows it (see [`Context::cooperative_matrix_unavailable`]).
     pub cooperative_matrix: bool,
     /// Ask the driver for each pipeline's statistics (VK_KHR_pipeline_executable_properties,
     /// where offered): see [`crate::Kernel::statistics`].
@@ -90,6 +93,8 @@ pub struct Context {
     pub(crate) executable_properties: Option<ash::khr::pipeline_executable_properties::Device>,
     /// VK_KHR_shader_maximal_reconvergence is enabled (see [`Context::maximal_reconvergence`]).
     maximal_reconvergence: bool,
+    /// Which cooperative-matrix extensions are enabled (see [`Context::cooperative_matrix_unavailable`]).
+    coop_mat: CoopMatPlan,
     /// Set when a fence wait timed out: the GPU may still run, so nothing is destroyed.
     pub(crate) hung: AtomicBool,
     messenger: Option<(ash::ext::debug_utils::Instance, vk::DebugUtilsMessengerEXT)>,
@@ -235,7 +240,7 @@ pub fn list_devices() -> Result<Vec<DeviceCaps>> {
         devices
             .iter()
             .enumerate()
-            .map(|(index, &pd)| query_caps(&inst.entry, &inst.instance, inst.api_version, pd, index))
+            .map(|(index, &pd)| query_caps(&inst.entry, &inst.instance, inst.api_version, pd, (index, None)))
             .collect()
     });
     // SAFETY: nothing created from this instance is alive.
@@ -252,12 +257,15 @@ fn device_extensions(instance: &ash::Instance, pd: vk::PhysicalDevice) -> Result
         .collect())
 }
 
+/// `layer`: the version of the validation layer in use, if any. A layer older than an
+/// extension's headers reports that extension's properties structure as an error, so those
+/// queries are left out under such a layer (features structures it lets through).
 fn query_caps(
     entry: &ash::Entry,
     instance: &ash::Instance,
     instance_api: u32,
     pd: vk::PhysicalDevice,
-    index: usize,
+    (index, layer): (usize, Option<u32>),
 ) -> Result<DeviceCaps> {
     let extensions = device_extensions(instance, pd)?;
     let has = |name: &CStr| extensions.iter().any(|e| e.as_bytes() == name.to_bytes());
@@ -296,6 +304,8 @@ fn query_caps(
     let mut executable = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default();
     let mut atomic_float = vk::PhysicalDeviceShaderAtomicFloatFeaturesEXT::default();
     let mut reconvergence = vk::PhysicalDeviceShaderMaximalReconvergenceFeaturesKHR::default();
+    let mut bfloat16 = coopmat::ShaderBfloat16FeaturesKHR::default();
+    let mut coop2_features = coopmat::CooperativeMatrix2FeaturesNV::default();
     let mut feats2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut f16);
     if v12 || has(ash::khr::shader_float16_int8::NAME) {
         feats2 = feats2.push_next(&mut f16i8);
@@ -324,6 +334,13 @@ fn query_caps(
     if has(ash::khr::shader_maximal_reconvergence::NAME) {
         feats2 = feats2.push_next(&mut reconvergence);
     }
+    if has(coopmat::KHR_SHADER_BFLOAT16_NAME) {
+        feats2 = feats2.push_next(&mut bfloat16);
+    }
+    let has_coop2 = has(coopmat::NV_COOPERATIVE_MATRIX2_NAME) && has(ash::khr::cooperative_matrix::NAME);
+    if has_coop2 {
+        feats2 = feats2.push_next(&mut coop2_features);
+    }
     // SAFETY: as above, only structures the device knows.
     unsafe { instance.get_physical_device_features2(pd, &mut feats2) };
     let shader_int64 = feats2.features.shader_int64 != 0;
@@ -349,6 +366,12 @@ fn query_caps(
             })
             .collect();
     }
+    let layer_knows_coop2 = layer.is_none_or(|v| v >= coopmat::LAYER_KNOWS_NV2_AND_BFLOAT16);
+    let coop_mat2 = if has_coop2 && layer_knows_coop2 {
+        Some(query_coop_mat2(entry, instance, pd, &coop2_features)?)
+    } else {
+        None
+    };
 
     Ok(DeviceCaps {
         driver_name: if has_driver_props { caps::cstr_field(&driver.driver_name) } else { "unknown".into() },
@@ -377,8 +400,54 @@ fn query_caps(
         pipeline_executable_info: executable.pipeline_executable_info != 0,
         maximal_reconvergence: reconvergence.shader_maximal_reconvergence != 0,
         coop_mat_shapes,
+        shader_int8: f16i8.shader_int8 != 0,
+        bfloat16_cooperative_matrix: bfloat16.shader_bfloat16_type != 0
+            && bfloat16.shader_bfloat16_cooperative_matrix != 0,
+        coop_mat2,
         // Name, type, version and limits: what a 1.0 query already gives.
         ..minimal_caps(&base, api, index, extensions)
+    })
+}
+
+/// VK_NV_cooperative_matrix2's limits and workgroup-scope shapes; `features` as queried.
+fn query_coop_mat2(
+    entry: &ash::Entry,
+    instance: &ash::Instance,
+    pd: vk::PhysicalDevice,
+    features: &coopmat::CooperativeMatrix2FeaturesNV,
+) -> Result<CoopMat2> {
+    let mut props = coopmat::CooperativeMatrix2PropertiesNV::default();
+    let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut props);
+    // SAFETY: the device offers VK_NV_cooperative_matrix2, which defines the chained structure.
+    unsafe { instance.get_physical_device_properties2(pd, &mut props2) };
+    let shapes = coopmat::flexible_dimensions(entry, instance, pd)
+        .context("query VK_NV_cooperative_matrix2's flexible dimensions")?;
+    Ok(CoopMat2 {
+        workgroup_scope: features.cooperative_matrix_workgroup_scope != 0,
+        flexible_dimensions: features.cooperative_matrix_flexible_dimensions != 0,
+        tensor_addressing: features.cooperative_matrix_tensor_addressing != 0,
+        per_element_operations: features.cooperative_matrix_per_element_operations != 0,
+        conversions: features.cooperative_matrix_conversions != 0,
+        reductions: features.cooperative_matrix_reductions != 0,
+        block_loads: features.cooperative_matrix_block_loads != 0,
+        max_workgroup_size: props.cooperative_matrix_workgroup_scope_max_workgroup_size,
+        max_dimension: props.cooperative_matrix_flexible_dimensions_max_dimension,
+        reserved_shared_memory: props.cooperative_matrix_workgroup_scope_reserved_shared_memory,
+        flexible_shapes: shapes
+            .iter()
+            .map(|p| CoopMatFlexShape {
+                m_granularity: p.m_granularity,
+                n_granularity: p.n_granularity,
+                k_granularity: p.k_granularity,
+                a_type: caps::component_type_name(p.a_type),
+                b_type: caps::component_type_name(p.b_type),
+                c_type: caps::component_type_name(p.c_type),
+                result_type: caps::component_type_name(p.result_type),
+                saturating: p.saturating_accumulation != 0,
+                scope: caps::scope_name(p.scope),
+                workgroup_invocations: p.workgroup_invocations,
+            })
+            .collect(),
     })
 }
 
@@ -419,6 +488,9 @@ fn minimal_caps(base: &vk::PhysicalDeviceProperties, api: u32, index: usize, ext
         pipeline_executable_info: false,
         maximal_reconvergence: false,
         coop_mat_shapes: Vec::new(),
+        shader_int8: false,
+        bfloat16_cooperative_matrix: false,
+        coop_mat2: None,
         raw_api_version: api,
         extensions,
     }
@@ -498,12 +570,13 @@ impl Context {
                 Err(e) => return Err((anyhow::Error::new(e).context("create the validation messenger"), None)),
             }
         }
+        let layer = if options.validate { validation_layer_version(&entry) } else { None };
         let result = (|| -> Result<_> {
             let devices = physical_devices(&instance)?;
             let all: Vec<DeviceCaps> = devices
                 .iter()
                 .enumerate()
-                .map(|(i, &pd)| query_caps(&entry, &instance, api_version, pd, i))
+                .map(|(i, &pd)| query_caps(&entry, &instance, api_version, pd, (i, layer)))
                 .collect::<Result<_>>()?;
             let index = pick_device(&all, options.device_index)?;
             let mut caps = all[index].clone();
@@ -525,8 +598,10 @@ impl Context {
             Ok(v) => v,
             Err(e) => return Err((e, messenger)),
         };
-        let reconvergence = caps.maximal_reconvergence && (!options.validate || layer_knows_reconvergence(&entry));
-        let device = match create_device(&instance, physical_device, &caps, &options, reconvergence) {
+        let reconvergence = caps.maximal_reconvergence
+            && (!options.validate || layer.is_some_and(|v| v >= vk::HEADER_VERSION_COMPLETE));
+        let coop_mat = CoopMatPlan::new(&caps, &options, layer);
+        let device = match create_device(&instance, physical_device, &caps, &options, reconvergence, &coop_mat) {
             Ok(d) => d,
             Err(e) => return Err((e, messenger)),
         };
@@ -577,6 +652,7 @@ impl Context {
             device,
             executable_properties,
             maximal_reconvergence: reconvergence,
+            coop_mat,
             hung: AtomicBool::new(false),
             messenger,
             validation,
@@ -632,6 +708,27 @@ impl Context {
     /// an error.
     pub fn maximal_reconvergence(&self) -> bool {
         self.maximal_reconvergence
+    }
+
+    /// Why kernels may not use VK_KHR_cooperative_matrix here, if they may not: the device lacks
+    /// it, the context was made without [`ContextOptions::cooperative_matrix`], or `--validate`
+    /// runs with a validation layer that predates it. `None`: enabled, with `shaderInt8` where
+    /// offered.
+    pub fn cooperative_matrix_unavailable(&self) -> Option<&str> {
+        self.coop_mat.khr.as_deref()
+    }
+
+    /// Why kernels may not use VK_NV_cooperative_matrix2 here, if they may not (as
+    /// [`Self::cooperative_matrix_unavailable`]; it also needs workgroup scope, tensor addressing
+    /// and flexible dimensions, and Vulkan 1.3 for its SPIR-V 1.6).
+    pub fn cooperative_matrix2_unavailable(&self) -> Option<&str> {
+        self.coop_mat.nv2.as_deref()
+    }
+
+    /// Why kernels may not use bf16 cooperative matrices (VK_KHR_shader_bfloat16) here, if they
+    /// may not.
+    pub fn bfloat16_unavailable(&self) -> Option<&str> {
+        self.coop_mat.bf16.as_deref()
     }
 
     /// Counts validation messages; keep a clone to read it after the context is dropped.
@@ -695,15 +792,74 @@ pub(crate) fn check_subgroup_size(caps: &DeviceCaps, size: u32) -> Result<()> {
     Ok(())
 }
 
-/// Whether the installed validation layer is at least as new as the headers the suite is built
-/// with (ash's), which define VK_KHR_shader_maximal_reconvergence.
-fn layer_knows_reconvergence(entry: &ash::Entry) -> bool {
+/// The installed validation layer's version (the headers it was built with). A layer older
+/// than an extension reports that extension's feature structures as errors, so features newer
+/// than the layer are left out under `--validate`: VK_KHR_shader_maximal_reconvergence (in the
+/// headers the suite is built with, ash's) and the cooperative-matrix ones ([`CoopMatPlan`]).
+fn validation_layer_version(entry: &ash::Entry) -> Option<u32> {
     // SAFETY: plain query on a loaded entry.
     let layers = unsafe { entry.enumerate_instance_layer_properties() }.unwrap_or_default();
-    layers
-        .iter()
-        .find(|l| l.layer_name_as_c_str() == Ok(VALIDATION_LAYER))
-        .is_some_and(|l| l.spec_version >= vk::HEADER_VERSION_COMPLETE)
+    layers.iter().find(|l| l.layer_name_as_c_str() == Ok(VALIDATION_LAYER)).map(|l| l.spec_version)
+}
+
+/// Which cooperative-matrix extensions the device is created with: `None` where enabled, else
+/// why not (said by the samples' SKIP lines).
+#[derive(Clone, Debug)]
+pub(crate) struct CoopMatPlan {
+    /// VK_KHR_cooperative_matrix (subgroup-scope matrices), with `shaderInt8`.
+    khr: Option<String>,
+    /// VK_NV_cooperative_matrix2 (workgroup scope, tensor addressing, flexible dimensions).
+    nv2: Option<String>,
+    /// VK_KHR_shader_bfloat16's bf16 cooperative matrices.
+    bf16: Option<String>,
+}
+
+impl CoopMatPlan {
+    fn new(caps: &DeviceCaps, options: &ContextOptions, layer: Option<u32>) -> Self {
+        let name = &caps.name;
+        let too_old = |known: u32, what: &str| -> Option<String> {
+            let v = layer?;
+            (v < known).then(|| {
+                format!(
+                    "under --validate: the validation layer ({}) predates {what} ({}) and reports its feature structure as an error; run without --validate",
+                    caps::version_string(v),
+                    caps::version_string(known)
+                )
+            })
+        };
+        // ANCHOR: coop_plan
+        let khr = if !options.cooperative_matrix {
+            Some("cooperative matrices were not asked for when the device was created".to_string())
+        } else if !caps.has_extension(&ash::khr::cooperative_matrix::NAME.to_string_lossy()) {
+            Some(format!("{name} lacks VK_KHR_cooperative_matrix"))
+        } else if !caps.cooperative_matrix_feature {
+            Some(format!("{name} offers VK_KHR_cooperative_matrix without its cooperativeMatrix feature"))
+        } else {
+            too_old(coopmat::LAYER_KNOWS_KHR_COOPERATIVE_MATRIX, "VK_KHR_cooperative_matrix")
+        };
+        // ANCHOR_END: coop_plan
+        let nv2 = match (&khr, &caps.coop_mat2) {
+            (Some(why), _) => Some(why.clone()),
+            (None, None) => Some(format!("{name} lacks VK_NV_cooperative_matrix2")),
+            (None, Some(c)) if !(c.workgroup_scope && c.tensor_addressing && c.flexible_dimensions) => Some(format!(
+                "{name} offers VK_NV_cooperative_matrix2 without workgroup scope, tensor addressing or flexible dimensions"
+            )),
+            (None, Some(_)) if caps.raw_api_version < vk::API_VERSION_1_3 => {
+                Some(format!("VK_NV_cooperative_matrix2's shaders are SPIR-V 1.6, which needs Vulkan 1.3; {name} offers {}", caps.api_version))
+            }
+            (None, Some(_)) => too_old(coopmat::LAYER_KNOWS_NV2_AND_BFLOAT16, "VK_NV_cooperative_matrix2"),
+        };
+        let bf16 = if let Some(why) = &khr {
+            Some(why.clone())
+        } else if !caps.has_extension(&coopmat::KHR_SHADER_BFLOAT16_NAME.to_string_lossy()) {
+            Some(format!("{name} lacks VK_KHR_shader_bfloat16"))
+        } else if !caps.bfloat16_cooperative_matrix {
+            Some(format!("{name} offers VK_KHR_shader_bfloat16 without bf16 cooperative matrices"))
+        } else {
+            too_old(coopmat::LAYER_KNOWS_NV2_AND_BFLOAT16, "VK_KHR_shader_bfloat16")
+        };
+        CoopMatPlan { khr, nv2, bf16 }
+    }
 }
 
 fn create_device(
@@ -712,6 +868,7 @@ fn create_device(
     caps: &DeviceCaps,
     options: &ContextOptions,
     reconvergence: bool,
+    coop_plan: &CoopMatPlan,
 ) -> Result<(ash::Device, u32, u32, bool)> {
     // SAFETY: `pd` comes from `instance`.
     let families = unsafe { instance.get_physical_device_queue_family_properties(pd) };
@@ -737,7 +894,9 @@ fn create_device(
     let float16 = want(ash::khr::shader_float16_int8::NAME, v12);
     let ext_types = want(ash::khr::shader_subgroup_extended_types::NAME, v12);
     let mem_model = want(ash::khr::vulkan_memory_model::NAME, v12);
-    let coop_mat = options.cooperative_matrix && want(ash::khr::cooperative_matrix::NAME, false);
+    let coop_mat = coop_plan.khr.is_none() && want(ash::khr::cooperative_matrix::NAME, false);
+    let coop_mat2 = coop_plan.nv2.is_none() && want(coopmat::NV_COOPERATIVE_MATRIX2_NAME, false);
+    let bfloat16 = coop_plan.bf16.is_none() && want(coopmat::KHR_SHADER_BFLOAT16_NAME, false);
     let atomic_int64 = want(ash::khr::shader_atomic_int64::NAME, v12);
     let atomic_float = caps.buffer_float32_atomic_add && want(ash::ext::shader_atomic_float::NAME, false);
     // subgroupPartitionNV (05_atomics): its SPIR-V capability needs the extension enabled.
@@ -756,7 +915,10 @@ fn create_device(
         .compute_full_subgroups(sc.as_ref().is_some_and(|s| s.full_subgroups));
     let mut storage16 =
         vk::PhysicalDevice16BitStorageFeatures::default().storage_buffer16_bit_access(caps.storage_buffer_16bit);
-    let mut f16i8 = vk::PhysicalDeviceShaderFloat16Int8Features::default().shader_float16(caps.shader_float16);
+    // 8-bit integers only with cooperative matrices (their int8 components).
+    let mut f16i8 = vk::PhysicalDeviceShaderFloat16Int8Features::default()
+        .shader_float16(caps.shader_float16)
+        .shader_int8(coop_mat && caps.shader_int8);
     let mut types = vk::PhysicalDeviceShaderSubgroupExtendedTypesFeatures::default()
         .shader_subgroup_extended_types(caps.subgroup_extended_types);
     let mut memory_model = vk::PhysicalDeviceVulkanMemoryModelFeatures::default()
@@ -764,6 +926,22 @@ fn create_device(
         .vulkan_memory_model_device_scope(caps.vulkan_memory_model_device_scope);
     let mut coop =
         vk::PhysicalDeviceCooperativeMatrixFeaturesKHR::default().cooperative_matrix(caps.cooperative_matrix_feature);
+    let offered2 = caps.coop_mat2.clone().unwrap_or_default();
+    let mut coop2 = coopmat::CooperativeMatrix2FeaturesNV {
+        cooperative_matrix_workgroup_scope: offered2.workgroup_scope.into(),
+        cooperative_matrix_flexible_dimensions: offered2.flexible_dimensions.into(),
+        cooperative_matrix_reductions: offered2.reductions.into(),
+        cooperative_matrix_conversions: offered2.conversions.into(),
+        cooperative_matrix_per_element_operations: offered2.per_element_operations.into(),
+        cooperative_matrix_tensor_addressing: offered2.tensor_addressing.into(),
+        cooperative_matrix_block_loads: offered2.block_loads.into(),
+        ..Default::default()
+    };
+    let mut bf16 = coopmat::ShaderBfloat16FeaturesKHR {
+        shader_bfloat16_type: vk::TRUE,
+        shader_bfloat16_cooperative_matrix: vk::TRUE,
+        ..Default::default()
+    };
     let mut atomic64 =
         vk::PhysicalDeviceShaderAtomicInt64Features::default().shader_buffer_int64_atomics(caps.buffer_int64_atomics);
     let mut executable =
@@ -802,6 +980,12 @@ fn create_device(
     }
     if coop_mat {
         info = info.push_next(&mut coop);
+    }
+    if coop_mat2 {
+        info = info.push_next(&mut coop2);
+    }
+    if bfloat16 {
+        info = info.push_next(&mut bf16);
     }
     if atomic_int64 {
         info = info.push_next(&mut atomic64);

@@ -1,7 +1,7 @@
 //! Compute pipelines: shader module, descriptor set layout, pipeline layout, pipeline.
 
 use crate::caps::DeviceCaps;
-use crate::{compile_glsl, Context};
+use crate::{compile_glsl_for, Context};
 use anyhow::{Context as _, Result};
 use ash::vk;
 
@@ -26,6 +26,9 @@ pub struct KernelDesc<'a> {
     pub constants: Vec<u32>,
     /// Require this subgroup size; `None` uses the context's `--subgroup-size`, if any.
     pub subgroup_size: Option<u32>,
+    /// Compile for SPIR-V 1.6 (target environment Vulkan 1.3) instead of 1.3: what
+    /// GL_NV_cooperative_matrix2 needs. The device must offer Vulkan 1.3.
+    pub spirv_1_6: bool,
 }
 // ANCHOR_END: kernel_desc
 
@@ -68,7 +71,13 @@ impl<'c> Kernel<'c> {
         let mut defines = desc.defines.clone();
         defines.push(("WORKGROUP_SIZE", desc.workgroup_size.to_string()));
         // ANCHOR_END: workgroup_define
-        let spirv = compile_glsl(desc.shader, &defines)?;
+        if desc.spirv_1_6 && caps.raw_api_version < ash::vk::API_VERSION_1_3 {
+            return crate::setup_error(format!(
+                "{}: SPIR-V 1.6 needs Vulkan 1.3; {} offers {}",
+                desc.shader, caps.name, caps.api_version
+            ));
+        }
+        let spirv = compile_glsl_for(desc.shader, &defines, desc.spirv_1_6)?;
         let mut kernel = Kernel {
             ctx,
             name: desc.shader.to_string(),

@@ -14,17 +14,18 @@
 mod buffer;
 mod caps;
 mod context;
+mod coopmat;
 mod kernel;
 mod recorder;
 mod shader;
 
 pub use ash::vk;
 pub use buffer::Buffer;
-pub use caps::{CoopMatShape, DeviceCaps, SizeControl, SubgroupOps};
+pub use caps::{CoopMat2, CoopMatFlexShape, CoopMatShape, DeviceCaps, SizeControl, SubgroupOps};
 pub use context::{list_devices, Context, ContextOptions, ValidationCounter};
 pub use kernel::{Kernel, KernelDesc};
 pub use recorder::{Barrier, Binding, Recorder, Timestamps};
-pub use shader::{compile_glsl, glsl_root};
+pub use shader::{compile_glsl, compile_glsl_for, glsl_root};
 
 use std::fmt;
 

@@ -1,5 +1,6 @@
 //! 06_gemm — C = α·A·B + β·C in f32 (and with f16 inputs, f32 accumulation), from one output
-//! per invocation to register tiles fed through the subgroup, with an autotuner.
+//! per invocation to register tiles fed through the subgroup, with an autotuner; then on the
+//! matrix units (tensor cores) through cooperative matrices, in f16, bf16 and int8.
 //!
 //! 1. `naive`: one output per invocation, every operand from global memory.
 //! 2. `shared`: T×T tiles staged in shared memory, each element loaded once per workgroup.
@@ -7,37 +8,48 @@
 //!    double-buffered shared tiles with a transposed, padded A tile.
 //! 4. `subgroup`: `register` with the A fragments passed between lanes by subgroup operations
 //!    (`--strategy broadcast|shuffleXor|electFirst`, a specialization constant).
+//! 5. `coopmat`, `coopmat-f32`: subgroup-scope fragments of a shape the device lists
+//!    (VK_KHR_cooperative_matrix), tiles staged by hand; D in the inputs' width or in f32.
+//! 6. `coopmat2`: workgroup-scope matrices loaded through tensor layouts
+//!    (VK_NV_cooperative_matrix2). See coopmat.rs; a device without them SKIPs with the reason.
 //!
 //! Row-major A (M×K), B (K×N), C (M×N); any M, N, K. Every variant is checked against an f64
 //! CPU reference on real inputs within a rounding bound derived from K, and exactly on small
 //! integers; large problems on sampled rows and columns that always include the ones a planted
-//! fault hits. `--peak` times an FMA-only kernel, the device's f32 ceiling; `--tune` times a
-//! grid of configurations and saves the fastest per size class (see tune.rs).
+//! fault hits. `--peak` times an FMA-only kernel, the device's f32 ceiling, and an MMA-only
+//! kernel per listed cooperative-matrix shape; `--tune` times a grid of configurations and
+//! saves the fastest per size class (see tune.rs).
 //! Run: `cargo run --release --bin 06_gemm [-- --bench] [--shape 257x129x511 --variant register]`
 
 mod check;
+mod coopmat;
+mod kernels;
 mod simt;
 mod tune;
 
 use anyhow::{Context as _, Result};
 use check::Kind;
 use clap::{Parser, ValueEnum};
+use coopmat::Out;
 use harness::{or_all, out, BenchRow, GpuTimes, Report, Timing};
-use simt::{Config, Elem, Gemm, Shape, Strategy, Variant};
+use kernels::{Built, Job};
+use simt::{Config, Elem, Shape, Strategy, Variant};
 use std::collections::hash_map::{Entry, HashMap};
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use vk_compute::{Barrier, Binding, Buffer, Context, Kernel, KernelDesc, Recorder};
+use vk_compute::{Barrier, Binding, Buffer, Context, ContextOptions, Kernel, KernelDesc, Recorder};
 
 #[derive(Parser, Debug)]
-#[command(about = "GEMM from naive to subgroup register tiling, autotuned")]
+#[command(about = "GEMM from naive to subgroup register tiling, autotuned, and on cooperative matrices")]
 struct Args {
     #[command(flatten)]
     common: harness::CommonArgs,
     /// Which variants (default: all).
     #[arg(long, value_enum, value_delimiter = ',')]
     variant: Vec<Variant>,
-    /// Input types (default: f32 and f16).
+    /// Input types (default: all; the SIMT variants take f32 and f16, the cooperative-matrix
+    /// ones f16, bf16 and int8).
     #[arg(long = "type", value_enum, value_delimiter = ',')]
     ty: Vec<Elem>,
     /// subgroup: strategies (default: all three; with --bench the tuned one).
@@ -52,7 +64,8 @@ struct Args {
     /// β of the checked runs (default -0.5; 0 with --bench).
     #[arg(long)]
     beta: Option<f32>,
-    /// Time the FMA-only kernel (also done by --bench): the f32 ceiling of GEMM rows.
+    /// Time the FMA-only kernel (also done by --bench): the f32 ceiling of GEMM rows; with a
+    /// cooperative-matrix variant selected, also the MMA-only kernel of every listed shape.
     #[arg(long)]
     peak: bool,
     /// Time the tuning grid (of --variant's register and subgroup, else both), save the fastest
@@ -63,12 +76,28 @@ struct Args {
     #[arg(long)]
     tune_out: Option<PathBuf>,
     /// A tuned table to use (FILE), or one configuration to pin for its variant (NAME, e.g.
-    /// `register 128x128x8 8x8 pad4`, `subgroup 64x128x8 8x4 pad4 electFirst`).
+    /// `register 128x128x8 8x8 pad4`, `subgroup 64x128x8 8x4 pad4 electFirst`,
+    /// `coopmat 16x16x16 sg2x4 t4x2 bk32`, `coopmat2 128x128x32 wg256`).
     #[arg(long)]
     config: Option<String>,
 }
 
-harness::sample_args!(Args);
+impl harness::SampleArgs for Args {
+    fn common(&self) -> &harness::CommonArgs {
+        &self.common
+    }
+    fn common_mut(&mut self) -> &mut harness::CommonArgs {
+        &mut self.common
+    }
+    /// Cooperative matrices are enabled only when a variant that uses them is selected: a
+    /// validation layer that predates them reports their feature structures as errors, and the
+    /// SIMT variants must stay clean under --validate.
+    fn context_options(&self) -> Result<ContextOptions> {
+        let mut options = self.common.context_options()?;
+        options.cooperative_matrix = or_all(&self.variant, Variant::value_variants()).iter().any(|v| v.is_coopmat());
+        Ok(options)
+    }
+}
 
 fn parse_shape(text: &str) -> Result<Shape, String> {
     let v: Vec<u32> =
@@ -100,24 +129,27 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
     let seed = common.seed();
     let bench = common.bench;
     let shapes = shapes(ctx, args)?;
+    let variants = or_all(&args.variant, Variant::value_variants());
     let elems = or_all(&args.ty, Elem::value_variants());
     let (alpha, beta) =
         (args.alpha.unwrap_or(if bench { 1.0 } else { 1.5 }), args.beta.unwrap_or(if bench { 0.0 } else { -0.5 }));
     harness::Bench::start(ctx, common, report)?;
-    let peak = if args.peak || bench { Some(peak_tflops(ctx, report)?) } else { None };
+    let timed_peaks = args.peak || bench;
+    let peak = if timed_peaks { Some(peak_tflops(ctx, report)?) } else { None };
+    let coop_peaks =
+        if timed_peaks && variants.iter().any(|v| v.is_coopmat()) { coopmat::peaks(ctx, report)? } else { Vec::new() };
     let mut choice = tune::Choice::load(ctx, args.config.as_deref())?;
     if args.tune {
-        let usable: Vec<Elem> =
-            elems.iter().copied().filter(|&e| e == Elem::F32 || ctx.caps().storage_buffer_16bit).collect();
-        let variants: Vec<Variant> = or_all(&args.variant, &[Variant::Register, Variant::Subgroup])
+        let tuned: Vec<Variant> = or_all(&args.variant, Variant::value_variants())
             .into_iter()
-            .filter(|v| matches!(v, Variant::Register | Variant::Subgroup))
+            .filter(|v| !matches!(v, Variant::Naive | Variant::Shared))
             .collect();
-        choice.table = Some(tune::tune(ctx, seed, (&usable, &variants), args.tune_out.as_deref(), report)?);
+        choice.table = Some(tune::tune(ctx, seed, (&elems, &tuned), args.tune_out.as_deref(), report)?);
         choice.source = "this run's --tune".into();
     }
     out(format!("configurations: {}", choice.source));
-    let mut built: HashMap<(Config, Elem), Option<Gemm>> = HashMap::new();
+    let mut built: HashMap<String, Option<Built>> = HashMap::new();
+    let mut skipped = HashSet::new(); // a SKIP is said once per variant and type
     let mut configs_used = Vec::new();
     for &shape in &shapes {
         if common.inject_fault.is_some() {
@@ -125,12 +157,32 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
         }
         for &elem in &elems {
             // The configurations of this shape: one per variant (subgroup: per strategy).
-            let mut runs: Vec<(String, Config)> = Vec::new();
-            for variant in or_all(&args.variant, Variant::value_variants()) {
-                let Some(config) = choice.config(ctx, variant, elem, shape) else {
-                    let reason = simt::grid(variant)[0].unsupported(ctx, elem, simt::subgroup_size(ctx).map(|s| s.0));
-                    report.skip(&label(variant, None, elem), &reason.unwrap_or_else(|| "no configuration fits".into()));
-                    continue;
+            let mut runs: Vec<(String, Job)> = Vec::new();
+            for &variant in &variants {
+                let name = label(variant, None, elem);
+                let job = match (coopmat::output(variant, elem), variant.is_coopmat()) {
+                    // Not for this type: said only when both were asked for by name.
+                    (None, _) if args.variant.is_empty() || args.ty.is_empty() => continue,
+                    (None, _) => Err(coopmat::unavailable(ctx, variant, elem).unwrap_or_default()),
+                    (Some(_), true) => choice.coop_config(ctx, variant, elem, shape).map(Job::Coop),
+                    (Some(_), false) => choice.config(ctx, variant, elem, shape).map(Job::Simt).ok_or_else(|| {
+                        let subgroup = simt::subgroup_size(ctx).map(|s| s.0);
+                        let reason = simt::grid(variant)[0].unsupported(ctx, elem, subgroup);
+                        reason.unwrap_or_else(|| "no configuration fits".into())
+                    }),
+                };
+                let config = match job {
+                    Ok(Job::Simt(config)) => config,
+                    Ok(coop) => {
+                        runs.push((name, coop));
+                        continue;
+                    }
+                    Err(why) => {
+                        if skipped.insert(name.clone()) {
+                            report.skip(&name, &why);
+                        }
+                        continue;
+                    }
                 };
                 let strategies: Vec<Option<Strategy>> = match (variant, bench && args.strategy.is_empty()) {
                     (Variant::Subgroup, false) => {
@@ -140,29 +192,30 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                 };
                 for s in strategies {
                     let config = Config { strategy: s, ..config };
-                    runs.push((label(variant, s.filter(|_| !bench), elem), config));
+                    runs.push((label(variant, s.filter(|_| !bench), elem), Job::Simt(config)));
                 }
             }
             // ANCHOR: checked_runs
-            let mut best: Option<(f64, GpuTimes, String)> = None;
+            let mut best: Option<(f64, GpuTimes, String, Option<f64>, u64)> = None;
             for kind in [Kind::Real, Kind::Exact] {
                 let x = check::inputs(shape, elem, kind, seed, alpha, beta);
                 let sample = check::Sample::of(shape, seed);
                 let wants = check::reference(shape, &x, &sample);
                 let mut io = Io::upload(ctx, elem, &x, shape)?;
-                for (name, config) in &runs {
-                    let gemm = match built.entry((*config, elem)) {
+                for (name, job) in &runs {
+                    let gemm = match built.entry(format!("{} {elem:?}", job.name())) {
                         Entry::Occupied(e) => e.into_mut(),
                         Entry::Vacant(slot) => {
                             let fault = common.inject_fault.map(|_| (common, shape));
-                            let gemm = report.skip_unless(name, Gemm::new(ctx, *config, elem, fault)?);
+                            let gemm = report.skip_unless(name, job.build(ctx, elem, fault)?);
                             if let Some(gemm) = &gemm {
-                                stats(report, name, gemm)?;
+                                report.pipeline_stats(&format!("{name} [{}]", gemm.describe()), [gemm.kernel()])?;
                             }
                             slot.insert(gemm)
                         }
                     };
                     let Some(gemm) = gemm else { continue }; // skipped, said once
+                    let (alpha, beta) = (x.alpha, x.beta);
                     if let Some(why) = io.prepare(ctx, gemm, shape)? {
                         report.skip(name, &why);
                         continue;
@@ -177,7 +230,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                     let got = io
                         .checked_run(ctx, gemm, shape, alpha, beta)
                         .with_context(|| format!("{name} {}", shape.label()))?;
-                    let result = check::compare(shape, kind, &got, &wants);
+                    let result = check::compare(shape, kind, &got, &wants, gemm.rounding());
                     let what = format!(
                         "{name} {} {} ({})",
                         shape.label(),
@@ -185,40 +238,30 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                         sample.describe(shape)
                     );
                     if let (true, Some(times)) = (report.check(&what, None, &result), timed) {
-                        let bytes = io.bytes(shape, beta);
-                        report.bench_row(BenchRow::gemm(
-                            name,
-                            (shape.m.into(), shape.n.into(), shape.k.into()),
-                            bytes,
-                            &times,
-                            peak,
-                        ));
-                        out(format!("  {name} {}: {}", shape.label(), config.name()));
+                        let ceiling = if job.is_coop() { coopmat::peak_of(&coop_peaks, elem) } else { peak };
+                        let bytes = Io::bytes_of(elem, gemm.out(), shape, beta);
+                        let mnk = (shape.m.into(), shape.n.into(), shape.k.into());
+                        report.bench_row(BenchRow::gemm(name, mnk, bytes, &times, ceiling));
+                        out(format!("  {name} {}: {}", shape.label(), job.name()));
                         configs_used
-                            .push(serde_json::json!({ "row": name, "shape": shape.label(), "config": config.name() }));
+                            .push(serde_json::json!({ "row": name, "shape": shape.label(), "config": job.name() }));
                         if best.as_ref().is_none_or(|(t, ..)| times.median_ns() < *t) {
-                            best = Some((times.median_ns(), times, config.name()));
+                            best = Some((times.median_ns(), times, job.name(), ceiling, bytes));
                         }
                     }
                 }
             }
             // ANCHOR_END: checked_runs
-            if let Some((_, times, config)) = best {
+            if let Some((_, times, config, ceiling, bytes)) = best {
                 let name = format!("best {}", harness::value_name(elem));
-                let bytes = Io::bytes_of(elem, shape, beta);
-                report.bench_row(BenchRow::gemm(
-                    &name,
-                    (shape.m.into(), shape.n.into(), shape.k.into()),
-                    bytes,
-                    &times,
-                    peak,
-                ));
+                let mnk = (shape.m.into(), shape.n.into(), shape.k.into());
+                report.bench_row(BenchRow::gemm(&name, mnk, bytes, &times, ceiling));
                 out(format!("  {name} {}: {config}", shape.label()));
                 configs_used.push(serde_json::json!({ "row": name, "shape": shape.label(), "config": config }));
             }
         }
     }
-    report.extra = serde_json::json!({ "configurations": choice.source, "peak_tflops": peak, "configs": configs_used, "tuned": choice.table });
+    report.extra = serde_json::json!({ "configurations": choice.source, "peak_tflops": peak, "coopmat_peaks": coop_peaks, "configs": configs_used, "tuned": choice.table });
     Ok(())
 }
 
@@ -268,41 +311,28 @@ fn shapes(ctx: &Context, args: &Args) -> Result<Vec<Shape>> {
     Ok(shapes)
 }
 
-/// Print the driver's statistics of a configuration and its shared memory (--pipeline-stats).
-fn stats(report: &mut Report, name: &str, gemm: &Gemm) -> Result<()> {
-    let label = format!(
-        "{name} [{}, {} invocations, {} B shared]",
-        gemm.config.name(),
-        gemm.config.workgroup_size(),
-        gemm.config.shared_bytes()
-    );
-    report.pipeline_stats(&label, [&gemm.kernel])
-}
-
-/// The device buffers of one problem: A and B (f32 or f16), C_in and the output D.
+/// The device buffers of one problem: A and B (packed elements of `elem`), C_in (f32) and the
+/// output D (room for 32 bits an element, whatever the kernel writes).
 pub struct Io<'c> {
     a: Buffer<'c, u32>,
     b: Buffer<'c, u32>,
     c: Buffer<'c, f32>,
-    d: Buffer<'c, f32>,
+    d: Buffer<'c, u32>,
     /// Split-K's workspace, grown to the largest a configuration has needed.
     work: Option<Buffer<'c, f32>>,
-    elem: Elem,
 }
 
 impl<'c> Io<'c> {
-    /// Upload A, B and C_in as `elem` (f16 packed two to a word).
+    /// Upload A, B and C_in, A and B as `elem` (16-bit elements packed two to a word, 8-bit
+    /// ones four, lowest bits first).
     pub fn upload(ctx: &'c Context, elem: Elem, x: &check::Inputs, shape: Shape) -> Result<Self> {
+        let per_word = (4 / elem.bytes()) as usize;
         let words = |v: &[f32]| -> Vec<u32> {
-            match elem {
-                Elem::F32 => v.iter().map(|f| f.to_bits()).collect(),
-                Elem::F16 => v
-                    .chunks(2)
-                    .map(|p| {
-                        u32::from(check::f16_bits(p[0])) | u32::from(check::f16_bits(*p.get(1).unwrap_or(&0.0))) << 16
-                    })
-                    .collect(),
-            }
+            v.chunks(per_word)
+                .map(|p| {
+                    p.iter().enumerate().fold(0, |w, (i, &e)| w | check::elem_bits(e, elem) << (32 / per_word * i))
+                })
+                .collect()
         };
         Ok(Io {
             a: Buffer::from_slice(ctx, "A", &words(&x.a))?,
@@ -310,17 +340,16 @@ impl<'c> Io<'c> {
             c: Buffer::from_slice(ctx, "C", &x.c)?,
             d: Buffer::new(ctx, "D", shape.m as usize * shape.n as usize)?,
             work: None,
-            elem,
         })
     }
 
     /// Make room for `gemm`'s split-K workspace over `shape`, or say why it does not fit.
-    pub fn prepare(&mut self, ctx: &'c Context, gemm: &Gemm, shape: Shape) -> Result<Option<String>> {
+    pub fn prepare(&mut self, ctx: &'c Context, gemm: &Built, shape: Shape) -> Result<Option<String>> {
         let len = gemm.workspace_len(shape);
         if len > harness::largest_size(ctx, 4) {
             return Ok(Some(format!(
                 "{}: a split-K workspace of {len} floats does not fit one buffer",
-                gemm.config.name()
+                gemm.describe()
             )));
         }
         if len > 0 && self.work.as_ref().is_none_or(|w| (w.len() as u64) < len) {
@@ -338,18 +367,21 @@ impl<'c> Io<'c> {
     }
 
     /// Bytes the problem must move at least: A and B once, D written, C_in read where β ≠ 0.
-    fn bytes_of(elem: Elem, s: Shape, beta: f32) -> u64 {
+    fn bytes_of(elem: Elem, out: Out, s: Shape, beta: f32) -> u64 {
         let (m, n, k) = (u64::from(s.m), u64::from(s.n), u64::from(s.k));
-        (m * k + k * n) * elem.bytes() + m * n * if beta == 0.0 { 4 } else { 8 }
-    }
-
-    fn bytes(&self, s: Shape, beta: f32) -> u64 {
-        Self::bytes_of(self.elem, s, beta)
+        (m * k + k * n) * elem.bytes() + m * n * (out.bytes() + if beta == 0.0 { 0 } else { 4 })
     }
 
     // ANCHOR: checked_run
-    /// The run that gets checked: D poisoned, one GEMM, D read back.
-    pub fn checked_run(&mut self, ctx: &Context, gemm: &Gemm, shape: Shape, alpha: f32, beta: f32) -> Result<Vec<f32>> {
+    /// The run that gets checked: D poisoned, one GEMM, D read back and widened to f64.
+    pub fn checked_run(
+        &mut self,
+        ctx: &Context,
+        gemm: &Built,
+        shape: Shape,
+        alpha: f32,
+        beta: f32,
+    ) -> Result<Vec<f64>> {
         let mut rec = Recorder::new(ctx)?;
         rec.fill(&self.d, harness::POISON);
         if let Some(work) = &self.work {
@@ -359,7 +391,8 @@ impl<'c> Io<'c> {
         rec.barrier(Barrier::TransferToCompute);
         gemm.record(&mut rec, self.bindings(), self.work(), shape, alpha, beta)?;
         rec.submit_and_wait().context("the checked run")?;
-        self.d.download().context("read D")
+        let words = self.d.download().context("read D")?;
+        Ok(check::widen(&words, gemm.out(), shape.m as usize * shape.n as usize))
     }
     // ANCHOR_END: checked_run
 }

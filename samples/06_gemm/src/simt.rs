@@ -18,6 +18,23 @@ pub enum Variant {
     Register,
     /// `register` with the A fragments exchanged through subgroup operations.
     Subgroup,
+    /// Tensor cores through VK_KHR_cooperative_matrix: subgroup-scope fragments, tiles staged
+    /// in shared memory by hand; D in the input's width (f16, bf16; int8: s32). See coopmat.rs.
+    Coopmat,
+    /// `coopmat` with D in f32.
+    #[value(name = "coopmat-f32")]
+    #[serde(rename = "coopmat-f32")]
+    CoopmatF32,
+    /// Tensor cores through VK_NV_cooperative_matrix2: workgroup-scope matrices loaded through
+    /// tensor layouts, clamped at the edges.
+    Coopmat2,
+}
+
+impl Variant {
+    /// The cooperative-matrix variants (coopmat.rs), which take f16, bf16 and int8 inputs.
+    pub fn is_coopmat(self) -> bool {
+        matches!(self, Variant::Coopmat | Variant::CoopmatF32 | Variant::Coopmat2)
+    }
 }
 
 /// How the subgroup variant hands the A fragments of each k to its lanes (glsl/06_gemm/subgroup.comp).
@@ -37,21 +54,31 @@ pub enum Strategy {
     ElectFirst,
 }
 
-/// The element type of A and B (products are accumulated in f32 either way).
+/// The element type of A and B (products are accumulated in f32, int8's in s32).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Elem {
     F32,
-    /// f16 inputs (VK_KHR_16bit_storage), f32 accumulation and output.
+    /// f16 inputs (VK_KHR_16bit_storage), f32 accumulation; the SIMT kernels write f32.
     F16,
+    /// bf16 inputs (cooperative-matrix variants only, VK_KHR_shader_bfloat16), f32 accumulation.
+    Bf16,
+    /// s8 inputs (cooperative-matrix variants only), s32 accumulation and output; α = 1, β = 0.
+    Int8,
 }
 
 impl Elem {
     pub fn bytes(self) -> u64 {
         match self {
             Elem::F32 => 4,
-            Elem::F16 => 2,
+            Elem::F16 | Elem::Bf16 => 2,
+            Elem::Int8 => 1,
         }
+    }
+
+    /// Whether the SIMT kernels (naive … subgroup) take it.
+    pub fn simt(self) -> bool {
+        matches!(self, Elem::F32 | Elem::F16)
     }
 }
 
@@ -164,6 +191,12 @@ impl Config {
     /// size the pipeline will have.
     pub fn unsupported(&self, ctx: &Context, elem: Elem, subgroup: Option<u32>) -> Option<String> {
         let caps = ctx.caps();
+        if !elem.simt() || self.variant.is_coopmat() {
+            return Some(format!(
+                "{} takes f32 and f16 inputs only (bf16 and int8 run on the cooperative-matrix variants)",
+                harness::value_name(self.variant)
+            ));
+        }
         if elem == Elem::F16 && !caps.storage_buffer_16bit {
             return Some(format!("{} lacks storageBuffer16BitAccess (VK_KHR_16bit_storage)", caps.name));
         }
@@ -308,7 +341,8 @@ impl<'c> Gemm<'c> {
         let (shader, tile_defines): (&str, Vec<(&str, u32)>) = match config.variant {
             Variant::Naive => ("06_gemm/naive.comp", vec![("T", config.bm)]),
             Variant::Shared => ("06_gemm/shared.comp", vec![("T", config.bm), ("PAD_A", config.pad)]),
-            Variant::Register | Variant::Subgroup => (
+            // register or subgroup (unsupported() refused the cooperative-matrix variants).
+            _ => (
                 if config.variant == Variant::Register { "06_gemm/register.comp" } else { "06_gemm/subgroup.comp" },
                 vec![
                     ("BM", config.bm),
@@ -370,10 +404,13 @@ impl<'c> Gemm<'c> {
             workgroup_size: config.workgroup_size(),
             constants: config.strategy.map(|s| vec![s as u32]).unwrap_or_default(),
             subgroup_size: required,
+            ..Default::default()
         };
         Ok(Ok(Gemm { config, elem, kernel: Kernel::new(ctx, &desc)?, reduce }))
     }
+}
 
+impl<'c> Gemm<'c> {
     /// Elements of the split-K workspace for `shape` (0 without split-K).
     pub fn workspace_len(&self, shape: Shape) -> u64 {
         if self.config.split > 1 {
@@ -411,15 +448,32 @@ impl<'c> Gemm<'c> {
     }
 }
 
+/// Record one dispatch of a GEMM kernel over `shape`, one workgroup per BM×BN `block` of D (x
+/// across N, y down M), with the push constants every GEMM kernel shares.
+pub fn record_blocks<'r>(
+    rec: &mut Recorder<'_, 'r>,
+    kernel: &'r Kernel<'_>,
+    io: [Binding<'r>; 4],
+    shape: Shape,
+    [bm, bn]: [u32; 2],
+    (alpha, beta): (f32, f32),
+) -> Result<()> {
+    let groups = [shape.n.div_ceil(bn), shape.m.div_ceil(bm), 1];
+    let push = Push { m: shape.m, n: shape.n, k: shape.k, alpha, beta };
+    rec.dispatch(kernel, &io, &push, groups)
+}
+
 /// Invocations per workgroup of split-K's second pass, and its most workgroups (it strides).
 const REDUCE_WORKGROUP: u32 = 256;
 const REDUCE_MAX_GROUPS: u64 = 4096;
 
 /// The configurations `--tune` times (tile shapes × padding × strategy × workgroup size of
 /// 256 or 512), and the order defaults are picked in: the first the device can run wins.
+/// None for the cooperative-matrix variants, whose grids depend on the device (coopmat.rs).
 pub fn grid(variant: Variant) -> Vec<Config> {
     use Variant::{Register as R, Subgroup as S};
     match variant {
+        _ if variant.is_coopmat() => Vec::new(),
         Variant::Naive => vec![Config::square(Variant::Naive, 16, 0)],
         Variant::Shared => vec![Config::square(Variant::Shared, 16, 1), Config::square(Variant::Shared, 16, 0)],
         Variant::Register => vec![
@@ -455,7 +509,7 @@ pub fn grid(variant: Variant) -> Vec<Config> {
             Config::tiled(R, (128, 64, 8), (8, 4), 4).lanes(4, 8).split(8),
             Config::tiled(R, (128, 64, 8), (8, 4), 4).lanes(4, 8).split(16),
         ],
-        Variant::Subgroup => {
+        _ => {
             let tiles = [
                 ((64, 128, 8), (8, 4)),
                 ((128, 128, 8), (8, 4)),

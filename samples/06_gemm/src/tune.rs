@@ -1,12 +1,14 @@
 //! The autotuner and its tables: `--tune` times a grid of configurations (tile shapes ×
-//! padding × subgroup strategy × workgroup size, [`simt::grid`]) on one problem per size
-//! class, keeps the fastest per class, type and variant, and saves them keyed by device and
+//! padding × subgroup strategy × workgroup size, [`simt::grid`]; the cooperative-matrix block
+//! shapes, [`coopmat::grid`]) on one problem per size class, keeps the fastest per class, type and variant, and saves them keyed by device and
 //! driver. Later runs take the configuration of a problem's class from, in order: `--config
 //! FILE`, the per-user cache, the table committed for the reference GPU (compiled in), else
 //! the first configuration of the grid the device can run.
 
 use crate::check::{self, Kind};
-use crate::simt::{self, Config, Elem, Gemm, Shape, Variant};
+use crate::coopmat::{self, CmConfig};
+use crate::kernels::{Built, Job};
+use crate::simt::{self, Config, Elem, Shape, Variant};
 use anyhow::{Context as _, Result};
 use harness::{out, Report, Timing};
 use serde::{Deserialize, Serialize};
@@ -158,12 +160,13 @@ pub struct Choice {
     pub table: Option<Table>,
     pub source: String,
     pub pinned: Option<Config>,
+    pub pinned_coop: Option<CmConfig>,
 }
 
 impl Choice {
     /// `--config FILE|NAME`, else the cache, else the committed table.
     pub fn load(ctx: &Context, config: Option<&str>) -> Result<Choice> {
-        let mut choice = Choice { table: None, source: "built-in defaults".into(), pinned: None };
+        let mut choice = Choice { table: None, source: "built-in defaults".into(), pinned: None, pinned_coop: None };
         if let Some(arg) = config {
             if Path::new(arg).is_file() {
                 choice.table = TableFile::read(Path::new(arg))?.find(ctx, arg);
@@ -173,12 +176,13 @@ impl Choice {
                 }
                 return Ok(choice);
             }
-            let pinned = Config::parse(arg).ok_or_else(|| {
-                vk_compute::SetupError(format!(
-                    "--config {arg}: neither a file nor a configuration like `register 128x128x8 8x8 pad4` or `subgroup 64x128x8 8x4 pad4 shuffleXor`"
-                ))
-            })?;
-            choice.pinned = Some(pinned);
+            choice.pinned = Config::parse(arg);
+            choice.pinned_coop = CmConfig::parse(arg);
+            if choice.pinned.is_none() && choice.pinned_coop.is_none() {
+                return vk_compute::setup_error(format!(
+                    "--config {arg}: neither a file nor a configuration like `register 128x128x8 8x8 pad4`, `subgroup 64x128x8 8x4 pad4 shuffleXor`, `coopmat 16x16x16 sg2x4 t4x2 bk32` or `coopmat2 128x128x32 wg256`"
+                ));
+            }
         }
         if let Some(path) = cache_path().filter(|p| p.is_file()) {
             let shown = path.display().to_string();
@@ -212,6 +216,18 @@ impl Choice {
             .and_then(|t| t.best.iter().find(|b| b.elem == elem && b.class == class && b.variant == variant));
         tuned.and_then(|b| Config::parse(&b.config)).or_else(|| simt::default_config(ctx, variant, elem, None))
     }
+
+    /// The configuration of cooperative-matrix `variant` for `shape` and `elem`: pinned, tuned,
+    /// or the first of its grid the device can run; else why none.
+    pub fn coop_config(&self, ctx: &Context, variant: Variant, elem: Elem, shape: Shape) -> Result<CmConfig, String> {
+        let class = Class::of(shape);
+        let tuned = self
+            .table
+            .as_ref()
+            .and_then(|t| t.best.iter().find(|b| b.elem == elem && b.class == class && b.variant == variant))
+            .and_then(|b| CmConfig::parse(&b.config));
+        coopmat::config(ctx, variant, elem, self.pinned_coop.filter(|p| p.variant == variant).or(tuned))
+    }
 }
 
 /// Run the tuner for `elems` over the grids of `variants`, save the table in the cache (and at `out_path`), return it.
@@ -223,42 +239,58 @@ pub fn tune(
     report: &mut Report,
 ) -> Result<Table> {
     let cpu = ctx.caps().is_cpu();
-    let configs: Vec<Config> = variants.iter().flat_map(|&v| simt::grid(v)).collect();
     let classes = [Class::Square, Class::ShortK, Class::Skinny];
     let (device, driver) = device_key(ctx);
     let mut table = Table { device, driver, best: Vec::new(), grid: Vec::new() };
     let timing = Timing { warmup: 2, iters: if cpu { 2 } else { 10 }, batch: 1 };
-    let total = elems.len() * classes.len() * configs.len();
+    // Each type's grid: the SIMT tiles for f32 and f16, the cooperative-matrix blocks for the
+    // types the matrix units take (none where the device lacks them: their reason is noted).
+    // A configuration the device cannot have is named by its variant, with the reason.
+    let jobs = |elem: Elem| -> Vec<(String, Result<Job, String>)> {
+        let mut jobs: Vec<(String, Result<Job, String>)> = Vec::new();
+        if elem.simt() {
+            let simt = [Variant::Register, Variant::Subgroup].into_iter().filter(|v| variants.contains(v));
+            let simt = simt.flat_map(simt::grid);
+            jobs.extend(simt.map(|c| (c.name(), Ok(Job::Simt(c)))));
+        }
+        for variant in [Variant::Coopmat, Variant::Coopmat2] {
+            if variants.contains(&variant) && coopmat::output(variant, elem).is_some() {
+                let grid = coopmat::grid(ctx, variant, elem).into_iter();
+                jobs.extend(
+                    grid.map(|c| (c.as_ref().map_or(harness::value_name(variant), |c| c.name()), c.map(Job::Coop))),
+                );
+            }
+        }
+        jobs
+    };
+    let total: usize = elems.iter().map(|&e| jobs(e).len() * classes.len()).sum();
     let mut done = 0;
     for &elem in elems {
         // Build and check each configuration once per type.
         let mut built = Vec::new();
-        for &config in &configs {
-            match Gemm::new(ctx, config, elem, None)? {
+        for (config, job) in jobs(elem) {
+            let gemm = match job {
+                Ok(job) => job.build(ctx, elem, None)?.map(|g| (job, g)),
+                Err(why) => Err(why),
+            };
+            match gemm {
                 Err(why) => {
                     for &class in &classes {
                         let shape = class.tuning_shape(cpu).label();
-                        table.grid.push(Point {
-                            elem,
-                            class,
-                            shape,
-                            config: config.name(),
-                            tflops: None,
-                            note: Some(why.clone()),
-                        });
+                        let note = Some(why.clone());
+                        table.grid.push(Point { elem, class, shape, config: config.clone(), tflops: None, note });
                     }
                 }
-                Ok(gemm) => {
-                    let c = &gemm.config;
-                    let label = format!("tune {} {}", c.name(), harness::value_name(elem));
-                    let label = format!("{label} [{} invocations, {} B shared]", c.workgroup_size(), c.shared_bytes());
-                    report.pipeline_stats(&label, [&gemm.kernel])?;
-                    if tuning_check(ctx, &gemm, seed, report)? {
-                        built.push(gemm);
+                Ok((job, gemm)) => {
+                    let label = format!("tune {} {} [{}]", job.name(), harness::value_name(elem), gemm.describe());
+                    report.pipeline_stats(&label, [gemm.kernel()])?;
+                    if tuning_check(ctx, &job, &gemm, elem, seed, report)? {
+                        built.push((job, gemm));
                     }
                 }
             }
         }
+        let grid_len = jobs(elem).len();
         for &class in &classes {
             let shape = class.tuning_shape(cpu);
             let x = check::inputs(shape, elem, Kind::Real, seed, 1.0, 0.0);
@@ -266,10 +298,10 @@ pub fn tune(
             // Building and checking the grid leaves the GPU idle: bring its clocks up before the
             // first point is timed, or that point runs at idle clocks and reads as a slow tile.
             harness::warm_up_for(ctx, std::time::Duration::from_secs(1))?;
-            for gemm in &built {
+            for (job, gemm) in &built {
                 done += 1;
                 if let Some(why) = io.prepare(ctx, gemm, shape)? {
-                    out(format!("tune [{done}/{total}] {}: {why}", gemm.config.name()));
+                    out(format!("tune [{done}/{total}] {}: {why}", job.name()));
                     continue;
                 }
                 let times =
@@ -279,26 +311,23 @@ pub fn tune(
                     "tune [{done}/{total}] {} {class:?} {}: {} {tflops:.2} TFLOP/s",
                     harness::value_name(elem),
                     shape.label(),
-                    gemm.config.name()
+                    job.name()
                 ));
-                let point = Point {
-                    elem,
-                    class,
-                    shape: shape.label(),
-                    config: gemm.config.name(),
-                    tflops: Some(tflops),
-                    note: None,
-                };
+                let point =
+                    Point { elem, class, shape: shape.label(), config: job.name(), tflops: Some(tflops), note: None };
                 table.grid.push(point);
-                let variant = gemm.config.variant;
+                let variant = match job {
+                    Job::Simt(c) => c.variant,
+                    Job::Coop(c) => c.variant,
+                };
                 let slot = table.best.iter_mut().find(|b| b.elem == elem && b.class == class && b.variant == variant);
                 match slot {
                     Some(b) if b.tflops >= tflops => {}
-                    Some(b) => *b = Best { elem, class, variant, config: gemm.config.name(), tflops },
-                    None => table.best.push(Best { elem, class, variant, config: gemm.config.name(), tflops }),
+                    Some(b) => *b = Best { elem, class, variant, config: job.name(), tflops },
+                    None => table.best.push(Best { elem, class, variant, config: job.name(), tflops }),
                 }
             }
-            done += configs.len() - built.len();
+            done += grid_len - built.len();
         }
     }
     for b in &table.best {
@@ -320,20 +349,21 @@ pub fn tune(
 }
 
 /// Check a configuration before timing it: exact small integers at two small shapes (an
-/// aligned one, whose 4-vector paths it takes, and an odd one). A failure is recorded in the
+/// aligned one, whose 16-byte paths it takes, and an odd one). A failure is recorded in the
 /// report and the configuration left out of the tuning.
-fn tuning_check(ctx: &Context, gemm: &Gemm, seed: u64, report: &mut Report) -> Result<bool> {
-    for shape in [Shape { m: 136, n: 264, k: 40 }, Shape { m: 67, n: 45, k: 37 }] {
-        let x = check::inputs(shape, gemm.elem, Kind::Exact, seed, 2.0, -1.0);
-        let mut io = crate::Io::upload(ctx, gemm.elem, &x, shape)?;
+fn tuning_check(ctx: &Context, job: &Job, gemm: &Built, elem: Elem, seed: u64, report: &mut Report) -> Result<bool> {
+    for shape in [Shape { m: 136, n: 272, k: 80 }, Shape { m: 67, n: 45, k: 37 }] {
+        let x = check::inputs(shape, elem, Kind::Exact, seed, 2.0, -1.0);
+        let mut io = crate::Io::upload(ctx, elem, &x, shape)?;
         if let Some(why) = io.prepare(ctx, gemm, shape)? {
             anyhow::bail!(why);
         }
-        let got = io.checked_run(ctx, gemm, shape, 2.0, -1.0)?;
+        let got = io.checked_run(ctx, gemm, shape, x.alpha, x.beta)?;
         let sample = check::Sample::of(shape, seed);
-        let result = check::compare(shape, Kind::Exact, &got, &check::reference(shape, &x, &sample));
+        let wants = check::reference(shape, &x, &sample);
+        let result = check::compare(shape, Kind::Exact, &got, &wants, gemm.rounding());
         if !result.passed() {
-            let label = format!("tune {} {} {}", gemm.config.name(), harness::value_name(gemm.elem), shape.label());
+            let label = format!("tune {} {} {}", job.name(), harness::value_name(elem), shape.label());
             report.check(&label, None, &result);
             return Ok(false);
         }

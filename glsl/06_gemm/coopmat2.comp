@@ -1,0 +1,101 @@
+// coopmat2.comp — D = α·A·B + β·C_in with VK_NV_cooperative_matrix2's workgroup-scope matrices:
+// the whole workgroup owns one BM×BN accumulator, and each K step loads a BM×BK slice of A and a
+// BK×BN slice of B straight from global memory through tensor layouts. The driver picks how
+// the matrices are spread over the invocations and how they are staged through shared memory
+// (the staging the KHR kernel writes by hand). The layouts clamp at the matrix edges: loads
+// past them read 0 and stores past them are dropped, so any M, N, K needs no guard here.
+//
+// One invocation: its share, chosen by the driver, of every load, multiply-add and store of the
+// workgroup's matrices; the workgroup size (WORKGROUP_SIZE) is one the device lists for
+// workgroup scope. BM, BN, BK: multiples of the listed granularities.
+// Needs: VK_NV_cooperative_matrix2 (workgroup scope, flexible dimensions, tensor addressing;
+// per-element operations for --inject-fault off-by-one), SPIR-V 1.6; ELEM/OUT as in
+// coopmat_io.glsl, where OUT is f32 for f32 accumulation with bf16 inputs (a bf16 accumulator
+// is no type the device lists) and 16-bit D needs 16-bit storage.
+#version 450
+#extension GL_KHR_cooperative_matrix : require
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_NV_cooperative_matrix2 : require
+#include "coopmat_io.glsl"
+
+layout(local_size_x_id = 0) in;
+
+#if OUT == 0
+#define D_TYPE float
+#elif OUT == 1
+#define D_TYPE float16_t
+#else
+#define D_TYPE int
+#endif
+
+#if INJECT_FAULT == 2
+// The off-by-one fault: element FAULT_ELEMENT of A (row r, column c of the slice at m0, k0)
+// takes its neighbour's value, read from A's words.
+A_TYPE shifted(const in uint r, const in uint c, const in A_TYPE v, const in uint m0, const in uint k0) {
+    if (m0 + r >= M || k0 + c >= K || (m0 + r) * K + k0 + c != FAULT_ELEMENT) {
+        return v;
+    }
+    uint bits = ELEM_AT(a1, FAULT_ELEMENT + 1);
+#if ELEM == 0
+    return uint16BitsToHalf(uint16_t(bits));
+#elif ELEM == 1
+    return uintBitsToBFloat16EXT(uint16_t(bits));
+#else
+    return int8_t(int(bits << 24) >> 24);
+#endif
+}
+#endif
+
+void main() {
+    uint m0 = gl_WorkGroupID.y * BM;
+    uint n0 = gl_WorkGroupID.x * BN;
+
+// ANCHOR: layouts
+    // Row-major M×K, K×N and M×N tensors; elements past their dimensions load as 0, and
+    // stores to them are dropped (clamp mode Constant, clamp value 0).
+    tensorLayoutNV<2, gl_CooperativeMatrixClampModeConstantNV> layout_a =
+        createTensorLayoutNV(2, gl_CooperativeMatrixClampModeConstantNV);
+    tensorLayoutNV<2, gl_CooperativeMatrixClampModeConstantNV> layout_b =
+        createTensorLayoutNV(2, gl_CooperativeMatrixClampModeConstantNV);
+    tensorLayoutNV<2, gl_CooperativeMatrixClampModeConstantNV> layout_d =
+        createTensorLayoutNV(2, gl_CooperativeMatrixClampModeConstantNV);
+    layout_a = setTensorLayoutDimensionNV(layout_a, M, K);
+    layout_b = setTensorLayoutDimensionNV(layout_b, K, N);
+    layout_d = setTensorLayoutDimensionNV(layout_d, M, N);
+// ANCHOR_END: layouts
+
+// ANCHOR: steps
+    coopmat<ACC_TYPE, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator> acc =
+        coopmat<ACC_TYPE, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator>(0);
+    for (uint k0 = 0; k0 < K; k0 += BK) {
+        coopmat<A_TYPE, gl_ScopeWorkgroup, BM, BK, gl_MatrixUseA> a;
+        coopmat<A_TYPE, gl_ScopeWorkgroup, BK, BN, gl_MatrixUseB> b;
+        coopMatLoadTensorNV(a, a4, 0, sliceTensorLayoutNV(layout_a, m0, BM, k0, BK));
+        coopMatLoadTensorNV(b, b4, 0, sliceTensorLayoutNV(layout_b, k0, BK, n0, BN));
+#if INJECT_FAULT == 2
+        if (FAULT_ELEMENT / K - m0 < BM && FAULT_ELEMENT % K - k0 < BK) {
+            coopMatPerElementNV(a, a, shifted, m0, k0);
+        }
+#endif
+        acc = coopMatMulAdd(a, b, acc);
+    }
+// ANCHOR_END: steps
+    if (fault_drops(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x)) {
+        return;
+    }
+// ANCHOR: epilogue
+#if ELEM == 2
+    coopmat<D_TYPE, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator> d = acc;
+#else
+    acc = alpha * acc;
+    if (beta != 0.0) {
+        coopmat<float, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator> c;
+        coopMatLoadTensorNV(c, c1, 0, sliceTensorLayoutNV(layout_d, m0, BM, n0, BN));
+        acc += beta * c;
+    }
+    coopmat<D_TYPE, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator> d =
+        coopmat<D_TYPE, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator>(acc);
+#endif
+    coopMatStoreTensorNV(d, d1, 0, sliceTensorLayoutNV(layout_d, m0, BM, n0, BN));
+// ANCHOR_END: epilogue
+}
