@@ -183,17 +183,30 @@ impl CmConfig {
 
 /// The KHR block shapes `--tune` times and defaults are picked from, first that fits wins:
 /// (subgroups down × across, fragments down × across each subgroup, K steps of fragments).
-const KHR_GRID: [([u32; 2], [u32; 2], u32); 6] = [
+/// Larger fragment grids per subgroup read fewer fragments from shared memory per multiply.
+const KHR_GRID: [([u32; 2], [u32; 2], u32); 9] = [
     ([2, 4], [4, 2], 2),
     ([4, 2], [2, 4], 2),
     ([2, 2], [4, 4], 2),
     ([2, 4], [4, 4], 1),
     ([2, 2], [2, 4], 2),
     ([1, 1], [1, 1], 1),
+    ([2, 2], [4, 4], 1),
+    ([1, 2], [4, 4], 2),
+    ([4, 2], [2, 4], 1),
 ];
 
-/// The workgroup-scope blocks of `coopmat2`, first that fits wins (K step 32).
-const NV_GRID: [[u32; 3]; 4] = [[128, 128, 32], [128, 256, 32], [256, 128, 32], [64, 128, 32]];
+/// The workgroup-scope blocks of `coopmat2` (BM, BN, K step), first that fits wins.
+const NV_GRID: [[u32; 3]; 8] = [
+    [128, 128, 32],
+    [128, 256, 32],
+    [256, 128, 32],
+    [64, 128, 32],
+    [128, 128, 64],
+    [128, 256, 64],
+    [256, 128, 64],
+    [128, 128, 128],
+];
 
 /// Why `variant` cannot run `elem` here, if it cannot: the extension or a type's feature is
 /// missing (with the context's reason), or the device lists no shape of the types.
