@@ -194,12 +194,27 @@ impl Choice {
                 choice.source = shown;
             }
         }
-        if choice.table.is_none() {
-            let committed: TableFile = serde_json::from_str(COMMITTED).context("parse the committed tuned table")?;
-            choice.table = committed.find(ctx, "samples/06_gemm/tuned/nvidia.json");
-            if choice.table.is_some() {
+        let committed: TableFile = serde_json::from_str(COMMITTED).context("parse the committed tuned table")?;
+        let committed = committed.find(ctx, "samples/06_gemm/tuned/nvidia.json");
+        match (&mut choice.table, committed) {
+            (None, Some(table)) => {
+                choice.table = Some(table);
                 choice.source = "samples/06_gemm/tuned/nvidia.json (committed)".into();
             }
+            // The cache may hold a tuning of some variants or types only: the committed table
+            // of the same device and driver answers for the rest.
+            (Some(cached), Some(table)) => {
+                let before = cached.best.len();
+                for b in table.best {
+                    if !cached.best.iter().any(|c| (c.elem, c.class, c.variant) == (b.elem, b.class, b.variant)) {
+                        cached.best.push(b);
+                    }
+                }
+                if cached.best.len() > before {
+                    choice.source += ", and for what it lacks samples/06_gemm/tuned/nvidia.json (committed)";
+                }
+            }
+            _ => {}
         }
         Ok(choice)
     }
