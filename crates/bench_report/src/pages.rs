@@ -260,11 +260,15 @@ impl<'a> Context<'a> {
         self.streaming_fragment(sample)
     }
 
-    fn reps_note(&self, rows: &[&Row]) -> String {
+    /// The device, when `sample`'s `rows` were measured, and how often each.
+    fn reps_note(&self, sample: &SampleRun, rows: &[&Row]) -> String {
         let reps: Vec<u64> = rows.iter().map(|r| r.reps).collect();
         let (lo, hi) = (reps.iter().min().copied().unwrap_or(0), reps.iter().max().copied().unwrap_or(0));
         let reps = if lo == hi { lo.to_string() } else { format!("{lo}–{hi}") };
-        format!("{}, record of {}, median of {reps} timed runs each", self.device, self.record.date)
+        // A merged record re-measures some samples: their own run's date, else the record's.
+        let run = self.record.runs.iter().find(|r| r.sample == sample.sample);
+        let date = run.map_or(self.record.date.as_str(), |r| r.date.as_str());
+        format!("{}, measured {date}, median of {reps} timed runs each", self.device)
     }
 
     /// 02, 03, 04 and any sample of streaming rows: GB/s against n.
@@ -274,7 +278,7 @@ impl<'a> Context<'a> {
         let sizes = distinct_sorted(rows.iter().map(|r| r.n));
         let at = |variant: &str, n: u64| rows.iter().copied().find(|r| r.variant == variant && r.n == n);
 
-        let mut table = format!("*GB/s by n; {}.*\n\n| variant |", self.reps_note(&rows));
+        let mut table = format!("*GB/s by n; {}.*\n\n| variant |", self.reps_note(sample, &rows));
         for &n in &sizes {
             let _ = write!(table, " {} |", pow2(n));
         }
@@ -295,7 +299,7 @@ impl<'a> Context<'a> {
             "*At n = {}; {}.*\n\n| variant | median µs | fastest µs | GB/s | % of copy |\n\
              | --- | ---: | ---: | ---: | ---: |\n",
             pow2(largest_n),
-            self.reps_note(&rows)
+            self.reps_note(sample, &rows)
         );
         for variant in variants.iter().copied().chain([FLOOR]) {
             let Some(r) = at(variant, largest_n) else { continue };
@@ -394,7 +398,7 @@ impl<'a> Context<'a> {
             at_largest.iter().filter_map(|r| Some((*r, HistogramKey::parse(&r.variant)?))).collect();
         let append: Vec<(&Row, AppendKey)> =
             at_largest.iter().filter_map(|r| Some((*r, AppendKey::parse(&r.variant)?))).collect();
-        let note = self.reps_note(&at_largest);
+        let note = self.reps_note(sample, &at_largest);
         let copy = at_largest.iter().find(|r| r.variant == COPY).map(|r| r.gbps);
         let copy_note = copy.map_or(String::new(), |c| format!(" The copy kernel: {c:.1} GB/s."));
 
@@ -477,7 +481,7 @@ impl<'a> Context<'a> {
             rows.iter().copied().find(|r| r.variant == variant && r.gemm_shape() == Some(shape))
         };
         let label = |(m, n, k): (u64, u64, u64)| format!("{m}×{n}×{k}");
-        let mut table = format!("*TFLOP/s by shape M×N×K; {}.*\n\n| variant |", self.reps_note(&rows));
+        let mut table = format!("*TFLOP/s by shape M×N×K; {}.*\n\n| variant |", self.reps_note(sample, &rows));
         for &shape in &shapes {
             let _ = write!(table, " {} |", label(shape));
         }
