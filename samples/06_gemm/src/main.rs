@@ -21,6 +21,7 @@
 //! saves the fastest per size class (see tune.rs).
 //! Run: `cargo run --release --bin 06_gemm [-- --bench] [--shape 257x129x511 --variant register]`
 
+mod args;
 mod check;
 mod coopmat;
 mod kernels;
@@ -28,97 +29,17 @@ mod simt;
 mod tune;
 
 use anyhow::{Context as _, Result};
+use args::{label, shapes, Args};
 use check::Kind;
-use clap::{Parser, ValueEnum};
+use clap::ValueEnum;
 use coopmat::Out;
 use harness::{or_all, out, BenchRow, GpuTimes, Report, Timing};
 use kernels::{Built, Job};
 use simt::{Config, Elem, Shape, Strategy, Variant};
 use std::collections::hash_map::{Entry, HashMap};
 use std::collections::HashSet;
-use std::path::PathBuf;
 use std::process::ExitCode;
-use vk_compute::{Barrier, Binding, Buffer, Context, ContextOptions, Kernel, KernelDesc, Recorder};
-
-#[derive(Parser, Debug)]
-#[command(about = "GEMM from naive to subgroup register tiling, autotuned, and on cooperative matrices")]
-struct Args {
-    #[command(flatten)]
-    common: harness::CommonArgs,
-    /// Which variants (default: all).
-    #[arg(long, value_enum, value_delimiter = ',')]
-    variant: Vec<Variant>,
-    /// Input types (default: all; the SIMT variants take f32 and f16, the cooperative-matrix
-    /// ones f16, bf16 and int8).
-    #[arg(long = "type", value_enum, value_delimiter = ',')]
-    ty: Vec<Elem>,
-    /// subgroup: strategies (default: all three; with --bench the tuned one).
-    #[arg(long, value_enum, value_delimiter = ',')]
-    strategy: Vec<Strategy>,
-    /// Problems as MxNxK (takes precedence over --size N, which means NxNxN).
-    #[arg(long, value_delimiter = ',', value_parser = parse_shape)]
-    shape: Vec<Shape>,
-    /// α of the checked runs (default 1.5; 1 with --bench).
-    #[arg(long)]
-    alpha: Option<f32>,
-    /// β of the checked runs (default -0.5; 0 with --bench).
-    #[arg(long)]
-    beta: Option<f32>,
-    /// Time the FMA-only kernel (also done by --bench): the f32 ceiling of GEMM rows; with a
-    /// cooperative-matrix variant selected, also the MMA-only kernel of every listed shape.
-    #[arg(long)]
-    peak: bool,
-    /// Time the tuning grid (of --variant's register and subgroup, else both), save the fastest
-    /// per size class (cache, and --tune-out), use it.
-    #[arg(long)]
-    tune: bool,
-    /// With --tune: also write the table into this file (merged by device and driver).
-    #[arg(long)]
-    tune_out: Option<PathBuf>,
-    /// A tuned table to use (FILE), or one configuration to pin for its variant (NAME, e.g.
-    /// `register 128x128x8 8x8 pad4`, `subgroup 64x128x8 8x4 pad4 electFirst`,
-    /// `coopmat 16x16x16 sg2x4 t4x2 bk32`, `coopmat2 128x128x32 wg256`).
-    #[arg(long)]
-    config: Option<String>,
-}
-
-impl harness::SampleArgs for Args {
-    fn common(&self) -> &harness::CommonArgs {
-        &self.common
-    }
-    fn common_mut(&mut self) -> &mut harness::CommonArgs {
-        &mut self.common
-    }
-    /// Cooperative matrices are enabled only when a variant that uses them is selected: a
-    /// validation layer that predates them reports their feature structures as errors, and the
-    /// SIMT variants must stay clean under --validate.
-    fn context_options(&self) -> Result<ContextOptions> {
-        let mut options = self.common.context_options()?;
-        options.cooperative_matrix = or_all(&self.variant, Variant::value_variants()).iter().any(|v| v.is_coopmat());
-        Ok(options)
-    }
-}
-
-fn parse_shape(text: &str) -> Result<Shape, String> {
-    let v: Vec<u32> =
-        text.split('x').map(|p| p.parse().map_err(|_| format!("{text}: not MxNxK"))).collect::<Result<_, _>>()?;
-    match v[..] {
-        [m, n, k] if m > 0 && n > 0 && k > 0 => Ok(Shape { m, n, k }),
-        _ => Err(format!("{text}: a shape is MxNxK, each at least 1")),
-    }
-}
-
-/// The shapes the checks run by default: one element, odd sizes below and across the tiles.
-const CHECK_SHAPES: [(u32, u32, u32); 4] = [(1, 1, 1), (17, 33, 65), (128, 128, 128), (257, 129, 511)];
-/// The bench's shapes: squares, a short K, and a skinny N (the peers script's).
-const BENCH_SHAPES: [(u32, u32, u32); 6] = [
-    (1024, 1024, 1024),
-    (2048, 2048, 2048),
-    (4096, 4096, 4096),
-    (8192, 8192, 8192),
-    (4096, 4096, 256),
-    (8192, 64, 8192),
-];
+use vk_compute::{Barrier, Binding, Buffer, Context, Kernel, KernelDesc, Recorder};
 
 fn main() -> ExitCode {
     harness::run_sample::<Args>("06_gemm", run)
@@ -263,52 +184,6 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
     }
     report.extra = serde_json::json!({ "configurations": choice.source, "peak_tflops": peak, "coopmat_peaks": coop_peaks, "configs": configs_used, "tuned": choice.table });
     Ok(())
-}
-
-/// `register f32`, `subgroup shuffleXor f16`: a row's or a check's name.
-fn label(variant: Variant, strategy: Option<Strategy>, elem: Elem) -> String {
-    let strategy = strategy.map(|s| format!(" {}", harness::value_name(s))).unwrap_or_default();
-    format!("{}{strategy} {}", harness::value_name(variant), harness::value_name(elem))
-}
-
-/// `--shape`, else `--size N` as N×N×N, else the bench's or the checks' shapes; each must fit
-/// one buffer per matrix and 32-bit indices.
-fn shapes(ctx: &Context, args: &Args) -> Result<Vec<Shape>> {
-    let given = !args.shape.is_empty() || args.common.size.is_some();
-    let mut shapes = args.shape.clone();
-    if let (true, Some(n)) = (shapes.is_empty(), args.common.size) {
-        let n = u32::try_from(n)
-            .ok()
-            .filter(|&n| n > 0)
-            .ok_or_else(|| vk_compute::SetupError(format!("--size {n}: not a matrix edge")))?;
-        shapes.push(Shape { m: n, n, k: n });
-    }
-    if shapes.is_empty() {
-        let table = if args.common.bench { &BENCH_SHAPES[..] } else { &CHECK_SHAPES[..] };
-        shapes = table.iter().map(|&(m, n, k)| Shape { m, n, k }).collect();
-    }
-    let largest = harness::largest_size(ctx, 4);
-    let fits = |s: &Shape| {
-        [s.m as u64 * s.k as u64, s.k as u64 * s.n as u64, s.m as u64 * s.n as u64].iter().all(|&e| e <= largest)
-    };
-    for s in shapes.iter().filter(|s| !fits(s)) {
-        if given {
-            return vk_compute::setup_error(format!(
-                "{}: a matrix of more than {largest} elements does not fit one buffer on {}",
-                s.label(),
-                ctx.caps().name
-            ));
-        }
-        out(format!(
-            "note: {} left out: a matrix of more than {largest} elements does not fit one buffer here",
-            s.label()
-        ));
-    }
-    shapes.retain(fits);
-    if args.common.inject_fault == Some(harness::Fault::OffByOne) && shapes.iter().any(|s| s.m * s.k < 2) {
-        return vk_compute::setup_error("--inject-fault off-by-one reads A's next element: A needs at least 2");
-    }
-    Ok(shapes)
 }
 
 /// The device buffers of one problem: A and B (packed elements of `elem`), C_in (f32) and the
