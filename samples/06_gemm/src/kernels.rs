@@ -62,7 +62,7 @@ impl<'c> Built<'c> {
     ) -> Result<()> {
         match self {
             Built::Simt(g) => g.record(rec, io, work, shape, alpha, beta),
-            Built::Coop(g) => simt::record_blocks(rec, &g.kernel, io, shape, g.config.block, (alpha, beta)),
+            Built::Coop(g) => simt::record_blocks(rec, &g.kernel, &io, shape, (g.config.block, 1), (alpha, beta)),
         }
     }
 

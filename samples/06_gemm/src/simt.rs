@@ -432,35 +432,36 @@ impl<'c> Gemm<'c> {
         alpha: f32,
         beta: f32,
     ) -> Result<()> {
-        let groups = [shape.n.div_ceil(self.config.bn), shape.m.div_ceil(self.config.bm), self.config.split];
-        let push = Push { m: shape.m, n: shape.n, k: shape.k, alpha, beta };
+        let block = [self.config.bm, self.config.bn];
         let Some(reduce) = &self.reduce else {
-            return rec.dispatch(&self.kernel, &io, &push, groups);
+            return record_blocks(rec, &self.kernel, &io, shape, (block, 1), (alpha, beta));
         };
         let work = work.context("split-K needs a workspace")?;
         let bindings = [io[0], io[1], io[2], io[3], work];
-        rec.dispatch(&self.kernel, &bindings, &push, groups)?;
+        record_blocks(rec, &self.kernel, &bindings, shape, (block, self.config.split), (alpha, beta))?;
         // The slices' partial blocks are in the workspace before the second pass sums them.
         rec.barrier(Barrier::ComputeToCompute);
         let elements = u64::from(shape.m) * u64::from(shape.n);
         let reduce_groups = elements.div_ceil(u64::from(REDUCE_WORKGROUP)).min(REDUCE_MAX_GROUPS) as u32;
+        let push = Push { m: shape.m, n: shape.n, k: shape.k, alpha, beta };
         rec.dispatch(reduce, &bindings, &push, [reduce_groups, 1, 1])
     }
 }
 
-/// Record one dispatch of a GEMM kernel over `shape`, one workgroup per BM×BN `block` of D (x
-/// across N, y down M), with the push constants every GEMM kernel shares.
+/// Record one dispatch of a GEMM kernel over `shape`, one workgroup per BM×BN block of D (x
+/// across N, y down M) and per K slice (z; 1 without split-K), with the push constants every
+/// GEMM kernel shares.
 pub fn record_blocks<'r>(
     rec: &mut Recorder<'_, 'r>,
     kernel: &'r Kernel<'_>,
-    io: [Binding<'r>; 4],
+    bindings: &[Binding<'r>],
     shape: Shape,
-    [bm, bn]: [u32; 2],
+    ([bm, bn], slices): ([u32; 2], u32),
     (alpha, beta): (f32, f32),
 ) -> Result<()> {
-    let groups = [shape.n.div_ceil(bn), shape.m.div_ceil(bm), 1];
+    let groups = [shape.n.div_ceil(bn), shape.m.div_ceil(bm), slices];
     let push = Push { m: shape.m, n: shape.n, k: shape.k, alpha, beta };
-    rec.dispatch(kernel, &io, &push, groups)
+    rec.dispatch(kernel, bindings, &push, groups)
 }
 
 /// Invocations per workgroup of split-K's second pass, and its most workgroups (it strides).
