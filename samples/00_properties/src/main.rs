@@ -95,7 +95,13 @@ fn print_properties(c: &DeviceCaps) {
         ("shaderFloat16", c.shader_float16, ""),
         ("subgroup extended types", c.subgroup_extended_types, ""),
         ("Vulkan memory model", c.vulkan_memory_model, ""),
-        ("cooperative matrix", !c.coop_mat_shapes.is_empty(), ""),
+        ("cooperative matrix", !c.coop_mat_shapes.is_empty(), "06 coopmat"),
+        (
+            "bf16 cooperative matrices (VK_KHR_shader_bfloat16)",
+            c.bfloat16_cooperative_matrix,
+            "06 bf16 on matrix units",
+        ),
+        ("cooperative matrix 2 (VK_NV_cooperative_matrix2)", c.coop_mat2.is_some(), "06 coopmat2"),
         (
             "subgroup partitioned (NV)",
             c.subgroup_ops.has(vk_compute::SubgroupOps::PARTITIONED_NV),
@@ -123,6 +129,33 @@ fn print_properties(c: &DeviceCaps) {
             s.scope,
             if s.saturating { ", saturating" } else { "" }
         ));
+    }
+    if let Some(c2) = &c.coop_mat2 {
+        out(format!(
+            "   cooperative matrix 2: workgroup scope {}, flexible dimensions {} (≤ {}), tensor addressing {}, per-element operations {}, workgroups ≤ {} invocations, {} bytes of shared memory reserved",
+            c2.workgroup_scope,
+            c2.flexible_dimensions,
+            c2.max_dimension,
+            c2.tensor_addressing,
+            c2.per_element_operations,
+            c2.max_workgroup_size,
+            c2.reserved_shared_memory
+        ));
+        for s in &c2.flexible_shapes {
+            out(format!(
+                "   cooperative matrix 2: granularity {}x{}x{}  A {} x B {} + C {} -> {}  {} scope, {} invocations{}",
+                s.m_granularity,
+                s.n_granularity,
+                s.k_granularity,
+                s.a_type,
+                s.b_type,
+                s.c_type,
+                s.result_type,
+                s.scope,
+                s.workgroup_invocations,
+                if s.saturating { ", saturating" } else { "" }
+            ));
+        }
     }
     let [wx, wy, wz] = c.max_workgroup_size;
     let [gx, gy, gz] = c.max_workgroup_count;
@@ -217,6 +250,16 @@ fn properties_json(c: &DeviceCaps, observed: &[(Option<u32>, u32)]) -> harness::
         "cooperative_matrix": c.coop_mat_shapes.iter().map(|s| json!({
             "m": s.m, "n": s.n, "k": s.k, "a": s.a_type, "b": s.b_type, "c": s.c_type, "result": s.result_type,
             "saturating": s.saturating, "scope": s.scope })).collect::<Vec<_>>(),
+        "bfloat16_cooperative_matrix": c.bfloat16_cooperative_matrix,
+        "cooperative_matrix2": c.coop_mat2.as_ref().map(|c2| json!({
+            "workgroup_scope": c2.workgroup_scope, "flexible_dimensions": c2.flexible_dimensions,
+            "tensor_addressing": c2.tensor_addressing, "per_element_operations": c2.per_element_operations,
+            "max_workgroup_size": c2.max_workgroup_size, "max_dimension": c2.max_dimension,
+            "reserved_shared_memory": c2.reserved_shared_memory,
+            "flexible_shapes": c2.flexible_shapes.iter().map(|s| json!({
+                "m_granularity": s.m_granularity, "n_granularity": s.n_granularity, "k_granularity": s.k_granularity,
+                "a": s.a_type, "b": s.b_type, "c": s.c_type, "result": s.result_type, "saturating": s.saturating,
+                "scope": s.scope, "workgroup_invocations": s.workgroup_invocations })).collect::<Vec<_>>() })),
         "limits": { "max_workgroup_size": c.max_workgroup_size, "max_workgroup_invocations": c.max_workgroup_invocations,
             "max_workgroup_count": c.max_workgroup_count, "max_shared_memory_bytes": c.max_shared_memory_bytes,
             "max_storage_buffer_range": c.max_storage_buffer_range, "timestamp_period_ns": c.timestamp_period_ns },
