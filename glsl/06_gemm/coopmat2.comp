@@ -2,12 +2,14 @@
 // the whole workgroup owns one BM×BN accumulator, and each K step loads a BM×BK slice of A and a
 // BK×BN slice of B straight from global memory through tensor layouts. The driver picks how
 // the matrices are spread over the invocations and how they are staged through shared memory
-// (the staging the KHR kernel writes by hand). The layouts clamp at the matrix edges: loads
-// past them read 0 and stores past them are dropped, so any M, N, K needs no guard here.
+// (the staging the KHR kernel writes by hand). At the matrix edges the layouts clamp: loads
+// past them read 0 and stores past them are dropped, so any M, N, K needs no guard here;
+// blocks wholly inside the matrices take layouts without clamping.
 //
 // One invocation: its share, chosen by the driver, of every load, multiply-add and store of the
 // workgroup's matrices; the workgroup size (WORKGROUP_SIZE) is one the device lists for
-// workgroup scope. BM, BN, BK: multiples of the listed granularities.
+// workgroup scope. BM, BN, BK: multiples of the listed granularities; UNROLL: K steps per
+// iteration of the interior loop.
 // Needs: VK_NV_cooperative_matrix2 (workgroup scope, flexible dimensions, tensor addressing;
 // per-element operations for --inject-fault off-by-one), SPIR-V 1.6; ELEM/OUT as in
 // coopmat_io.glsl, where OUT is f32 for f32 accumulation with bf16 inputs (a bf16 accumulator
@@ -67,17 +69,46 @@ void main() {
 // ANCHOR: steps
     coopmat<ACC_TYPE, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator> acc =
         coopmat<ACC_TYPE, gl_ScopeWorkgroup, BM, BN, gl_MatrixUseAccumulator>(0);
-    for (uint k0 = 0; k0 < K; k0 += BK) {
-        coopmat<A_TYPE, gl_ScopeWorkgroup, BM, BK, gl_MatrixUseA> a;
-        coopmat<A_TYPE, gl_ScopeWorkgroup, BK, BN, gl_MatrixUseB> b;
-        coopMatLoadTensorNV(a, a4, 0, sliceTensorLayoutNV(layout_a, m0, BM, k0, BK));
-        coopMatLoadTensorNV(b, b4, 0, sliceTensorLayoutNV(layout_b, k0, BK, n0, BN));
+    // Interior blocks of a problem whose K is whole iterations and whose rows are whole 16-byte
+    // vectors load through layouts without clamping, strides rounded down to 16 bytes to tell
+    // the compiler so (they already are), UNROLL K steps per iteration. The test is uniform over
+    // the workgroup, so every cooperative-matrix call below stays in uniform control flow.
+    bool interior = m0 + BM <= M && n0 + BN <= N && K % (UNROLL * BK) == 0 && K % ELEMS_PER_VEC4 == 0
+                    && N % ELEMS_PER_VEC4 == 0;
+    if (interior) {
+        tensorLayoutNV<2> fast_a = createTensorLayoutNV(2);
+        tensorLayoutNV<2> fast_b = createTensorLayoutNV(2);
+        fast_a = setTensorLayoutDimensionNV(fast_a, M, K);
+        fast_b = setTensorLayoutDimensionNV(fast_b, K, N);
+        fast_a = setTensorLayoutStrideNV(fast_a, K & ~(ELEMS_PER_VEC4 - 1u), 1);
+        fast_b = setTensorLayoutStrideNV(fast_b, N & ~(ELEMS_PER_VEC4 - 1u), 1);
+        for (uint k0 = 0; k0 < K; k0 += UNROLL * BK) {
+            [[unroll]] for (uint h = 0; h < UNROLL; h++) {
+                coopmat<A_TYPE, gl_ScopeWorkgroup, BM, BK, gl_MatrixUseA> a;
+                coopmat<A_TYPE, gl_ScopeWorkgroup, BK, BN, gl_MatrixUseB> b;
+                coopMatLoadTensorNV(a, a4, 0, sliceTensorLayoutNV(fast_a, m0, BM, k0 + h * BK, BK));
+                coopMatLoadTensorNV(b, b4, 0, sliceTensorLayoutNV(fast_b, k0 + h * BK, BK, n0, BN));
 #if INJECT_FAULT == 2
-        if (FAULT_ELEMENT / K - m0 < BM && FAULT_ELEMENT % K - k0 < BK) {
-            coopMatPerElementNV(a, a, shifted, m0, k0);
-        }
+                if (FAULT_ELEMENT / K - m0 < BM && FAULT_ELEMENT % K - (k0 + h * BK) < BK) {
+                    coopMatPerElementNV(a, a, shifted, m0, k0 + h * BK);
+                }
 #endif
-        acc = coopMatMulAdd(a, b, acc);
+                acc = coopMatMulAdd(a, b, acc);
+            }
+        }
+    } else {
+        for (uint k0 = 0; k0 < K; k0 += BK) {
+            coopmat<A_TYPE, gl_ScopeWorkgroup, BM, BK, gl_MatrixUseA> a;
+            coopmat<A_TYPE, gl_ScopeWorkgroup, BK, BN, gl_MatrixUseB> b;
+            coopMatLoadTensorNV(a, a4, 0, sliceTensorLayoutNV(layout_a, m0, BM, k0, BK));
+            coopMatLoadTensorNV(b, b4, 0, sliceTensorLayoutNV(layout_b, k0, BK, n0, BN));
+#if INJECT_FAULT == 2
+            if (FAULT_ELEMENT / K - m0 < BM && FAULT_ELEMENT % K - k0 < BK) {
+                coopMatPerElementNV(a, a, shifted, m0, k0);
+            }
+#endif
+            acc = coopMatMulAdd(a, b, acc);
+        }
     }
 // ANCHOR_END: steps
     if (fault_drops(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x)) {

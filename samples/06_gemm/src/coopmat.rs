@@ -106,6 +106,9 @@ pub struct CmConfig {
     /// Invocations per workgroup: `coopmat`, the subgroups times their size; `coopmat2`, a
     /// workgroup size the device lists for the shape.
     pub workgroup: u32,
+    /// `coopmat2`: K steps per loop iteration for blocks inside the matrices (`u4` in the name;
+    /// 1 where the name has none). `coopmat`: 1.
+    pub unroll: u32,
 }
 
 impl CmConfig {
@@ -115,7 +118,10 @@ impl CmConfig {
         let v = harness::value_name(self.variant);
         let [m, n, k] = self.frag;
         match self.variant {
-            Variant::Coopmat2 => format!("{v} {}x{}x{} wg{}", self.block[0], self.block[1], self.bk, self.workgroup),
+            Variant::Coopmat2 => {
+                let unroll = if self.unroll > 1 { format!(" u{}", self.unroll) } else { String::new() };
+                format!("{v} {}x{}x{} wg{}{unroll}", self.block[0], self.block[1], self.bk, self.workgroup)
+            }
             _ => format!(
                 "{v} {m}x{n}x{k} sg{}x{} t{}x{} bk{}",
                 self.subgroups[0], self.subgroups[1], self.tiles[0], self.tiles[1], self.bk
@@ -132,7 +138,11 @@ impl CmConfig {
             w.strip_prefix(prefix)?.split('x').map(|p| p.parse().ok()).collect()
         };
         match (variant, &words[1..]) {
-            (Variant::Coopmat2, [block, wg]) => {
+            (Variant::Coopmat2, [block, wg, rest @ ..]) if rest.len() <= 1 => {
+                let unroll = match rest.first() {
+                    Some(u) => u.strip_prefix('u')?.parse().ok().filter(|&u| u >= 1)?,
+                    None => 1,
+                };
                 match (nums(block, "")?.as_slice(), wg.strip_prefix("wg")?.parse().ok()?) {
                     (&[bm, bn, bk], workgroup) => Some(CmConfig {
                         variant,
@@ -142,6 +152,7 @@ impl CmConfig {
                         bk,
                         block: [bm, bn],
                         workgroup,
+                        unroll,
                     }),
                     _ => None,
                 }
@@ -158,6 +169,7 @@ impl CmConfig {
                         bk,
                         block: [sm * tm * m, sn * tn * n],
                         workgroup: 0,
+                        unroll: 1,
                     }),
                     _ => None,
                 }
@@ -184,7 +196,7 @@ impl CmConfig {
 /// The KHR block shapes `--tune` times and defaults are picked from, first that fits wins:
 /// (subgroups down × across, fragments down × across each subgroup, K steps of fragments).
 /// Larger fragment grids per subgroup read fewer fragments from shared memory per multiply.
-const KHR_GRID: [([u32; 2], [u32; 2], u32); 9] = [
+const KHR_GRID: [([u32; 2], [u32; 2], u32); 16] = [
     ([2, 4], [4, 2], 2),
     ([4, 2], [2, 4], 2),
     ([2, 2], [4, 4], 2),
@@ -194,18 +206,38 @@ const KHR_GRID: [([u32; 2], [u32; 2], u32); 9] = [
     ([2, 2], [4, 4], 1),
     ([1, 2], [4, 4], 2),
     ([4, 2], [2, 4], 1),
+    // Fewer accumulators per subgroup (fewer registers, more subgroups resident) against more.
+    ([4, 4], [2, 2], 1),
+    ([4, 2], [2, 2], 1),
+    ([2, 4], [4, 2], 1),
+    ([4, 4], [2, 4], 1),
+    ([2, 2], [2, 4], 1),
+    ([4, 4], [4, 2], 1),
+    ([4, 4], [2, 4], 2),
 ];
 
-/// The workgroup-scope blocks of `coopmat2` (BM, BN, K step), first that fits wins.
-const NV_GRID: [[u32; 3]; 8] = [
-    [128, 128, 32],
-    [128, 256, 32],
-    [256, 128, 32],
-    [64, 128, 32],
-    [128, 128, 64],
-    [128, 256, 64],
-    [256, 128, 64],
-    [128, 128, 128],
+/// The workgroup-scope blocks of `coopmat2` (BM, BN, K step, K steps per loop iteration inside
+/// the matrices), first that fits wins.
+const NV_GRID: [[u32; 4]; 18] = [
+    [128, 128, 32, 1],
+    [128, 256, 32, 1],
+    [256, 128, 32, 1],
+    [64, 128, 32, 1],
+    [128, 128, 64, 1],
+    [128, 256, 64, 1],
+    [256, 128, 64, 1],
+    [128, 128, 128, 1],
+    // Several K steps per iteration: more loads in flight for the driver to overlap.
+    [128, 256, 32, 2],
+    [128, 256, 32, 4],
+    [128, 256, 16, 8],
+    [128, 128, 32, 4],
+    [128, 128, 64, 2],
+    [64, 128, 32, 4],
+    [128, 256, 32, 8],
+    [128, 256, 64, 2],
+    [128, 256, 64, 4],
+    [256, 128, 32, 4],
 ];
 
 /// Why `variant` cannot run `elem` here, if it cannot: the extension or a type's feature is
@@ -276,7 +308,7 @@ pub fn grid(ctx: &Context, variant: Variant, elem: Elem) -> Vec<Result<CmConfig,
     }
     let caps = ctx.caps();
     if variant == Variant::Coopmat2 {
-        return NV_GRID.iter().map(|&[bm, bn, bk]| nv_fit(ctx, elem, [bm, bn], bk, None)).collect();
+        return NV_GRID.iter().map(|&[bm, bn, bk, unroll]| nv_fit(ctx, elem, [bm, bn, bk], unroll, None)).collect();
     }
     let Some(&frag) = khr_shapes(ctx, elem).first() else {
         let (ab, acc) = types(elem);
@@ -298,20 +330,20 @@ pub fn grid(ctx: &Context, variant: Variant, elem: Elem) -> Vec<Result<CmConfig,
                 bk,
                 block: [subgroups[0] * tiles[0] * frag[0], subgroups[1] * tiles[1] * frag[1]],
                 workgroup: 0,
+                unroll: 1,
             };
             khr_fit(ctx, config, elem)
         })
         .collect()
 }
 
-/// The `coopmat2` configuration of a BM×BN block and K step `bk` for `elem`: its workgroup size
-/// from a workgroup-scope shape the device lists whose granularities divide the block (`wg`,
-/// if given; else 256 first, then the smallest), if there is one.
-fn nv_fit(ctx: &Context, elem: Elem, block: [u32; 2], bk: u32, wg: Option<u32>) -> Result<CmConfig, String> {
+/// The `coopmat2` configuration of a BM×BN block, K step BK and `unroll` for `elem`: its
+/// workgroup size from a workgroup-scope shape the device lists whose granularities divide the
+/// block (`wg`, if given; else 256 first, then the smallest), if there is one.
+fn nv_fit(ctx: &Context, elem: Elem, [bm, bn, bk]: [u32; 3], unroll: u32, wg: Option<u32>) -> Result<CmConfig, String> {
     let caps = ctx.caps();
     let (ab, acc) = types(elem);
     let Some(c2) = &caps.coop_mat2 else { return Err(format!("{} lacks VK_NV_cooperative_matrix2", caps.name)) };
-    let [bm, bn] = block;
     let mut fits: Vec<&vk_compute::CoopMatFlexShape> = c2
         .flexible_shapes
         .iter()
@@ -331,8 +363,9 @@ fn nv_fit(ctx: &Context, elem: Elem, block: [u32; 2], bk: u32, wg: Option<u32>) 
         subgroups: [1, 1],
         tiles: [1, 1],
         bk,
-        block,
+        block: [bm, bn],
         workgroup: s.workgroup_invocations,
+        unroll,
     })
 }
 
@@ -375,7 +408,7 @@ pub fn config(ctx: &Context, variant: Variant, elem: Elem, pinned: Option<CmConf
             return Err(why);
         }
         if variant == Variant::Coopmat2 {
-            return nv_fit(ctx, elem, p.block, p.bk, Some(p.workgroup));
+            return nv_fit(ctx, elem, [p.block[0], p.block[1], p.bk], p.unroll, Some(p.workgroup));
         }
         if !khr_shapes(ctx, elem).contains(&p.frag) {
             return Err(format!("{}: the device lists no such {} fragment", p.name(), types(elem).0));
@@ -424,6 +457,7 @@ impl<'c> CoopGemm<'c> {
                 ("BM", config.block[0]),
                 ("BN", config.block[1]),
                 ("BK", config.bk),
+                ("UNROLL", config.unroll),
             ]));
         } else {
             let Some((size, must_require)) = crate::simt::subgroup_size(ctx) else {
@@ -564,7 +598,64 @@ pub fn peaks(ctx: &Context, report: &mut Report) -> Result<Vec<((String, String)
         }
         report.bench_row(row);
     }
+    feeds(ctx, report, size, must_require)?;
     Ok(best)
+}
+
+/// The ceiling of a GEMM's inner loop, glsl/06_gemm/coopmat_feed.comp: the multiply-adds of a
+/// TM×TN fragment grid fed by fragment loads from shared memory, with B stored row-major (as
+/// `coopmat` stores it) or column-major, for the f16 and int8 shapes the GEMM uses. One bench
+/// row each.
+fn feeds(ctx: &Context, report: &mut Report, size: u32, must_require: bool) -> Result<()> {
+    const SUBGROUPS: u32 = 8;
+    let cpu = ctx.caps().is_cpu();
+    for elem in [Elem::F16, Elem::Int8] {
+        if unavailable(ctx, Variant::Coopmat, elem).is_some() {
+            continue;
+        }
+        let Some(&[m, n, k]) = khr_shapes(ctx, elem).first() else { continue };
+        let (ab, acc) = types(elem);
+        let (a_type, c_type, fill) =
+            if elem == Elem::Int8 { ("int8_t", "int", 0x0101_0101) } else { ("float16_t", "float", 0x3000_3000) };
+        for (grid, b_col) in [([2, 4], false), ([2, 4], true), ([4, 4], false), ([4, 4], true)] {
+            let layout = if b_col { "column" } else { "row" };
+            let label = format!("feed coopmat {ab}×{ab}→{acc} {m}x{n}x{k} t{}x{}, B {layout}-major", grid[0], grid[1]);
+            let mut defines: Vec<(&str, String)> = vec![("A_TYPE", a_type.into()), ("C_TYPE", c_type.into())];
+            defines.extend(harness::numeric_defines(&[
+                ("A_BYTES", elem.bytes() as u32),
+                ("C_BYTES", 4),
+                ("M", m),
+                ("N", n),
+                ("K", k),
+                ("TM", grid[0]),
+                ("TN", grid[1]),
+                ("B_COL", u32::from(b_col)),
+            ]));
+            let desc = KernelDesc {
+                shader: "06_gemm/coopmat_feed.comp",
+                defines,
+                buffers: 1,
+                push_constant_bytes: 8,
+                workgroup_size: SUBGROUPS * size,
+                subgroup_size: must_require.then_some(size),
+                ..Default::default()
+            };
+            let kernel = Kernel::new(ctx, &desc).with_context(|| label.clone())?;
+            report.pipeline_stats(&label, [&kernel])?;
+            let (groups, steps): (u32, u32) = if cpu { (8, 16) } else { (2048, 8192 / (grid[0] * grid[1])) };
+            let sink =
+                Buffer::<[u32; 4]>::new(ctx, "coopmat feed sink", (groups * SUBGROUPS * m * n * 4 / 16) as usize)?;
+            let timing = Timing { warmup: 5, iters: if cpu { 3 } else { 20 }, batch: 1 };
+            let times = harness::time_gpu(ctx, &timing, |rec| {
+                rec.dispatch(&kernel, &[sink.binding()], &[steps, fill], [groups, 1, 1])
+            })?;
+            let mmas = u64::from(groups * SUBGROUPS) * u64::from(steps * grid[0] * grid[1]);
+            let ops = mmas * 2 * u64::from(m * n * k);
+            let name = if elem == Elem::Int8 { format!("{label} (TOP/s)") } else { label };
+            report.bench_row(BenchRow::new(&name, 0, 0, ops, &times, None));
+        }
+    }
+    Ok(())
 }
 
 /// The ceiling a GEMM row of `elem` on the matrix units is a share of (see [`peaks`]).
@@ -600,6 +691,7 @@ mod tests {
                             ("BM", 128),
                             ("BN", 128),
                             ("BK", 32),
+                            ("UNROLL", 4),
                             ("WORKGROUP_SIZE", 256),
                         ]));
                         ("06_gemm/coopmat2.comp", true)
@@ -671,6 +763,28 @@ mod tests {
         }
     }
 
+    /// The feed kernel compiles for the f16 and int8 shapes the GEMM uses, B either way round.
+    #[test]
+    fn the_feed_kernel_compiles() {
+        for ((a, c, bytes, [m, n, k]), b_col) in
+            [("float16_t", "float", 2, [16, 16, 16]), ("int8_t", "int", 1, [16, 16, 32])].into_iter().zip([0, 1])
+        {
+            let mut defines: Vec<(&str, String)> = vec![("A_TYPE", a.into()), ("C_TYPE", c.into())];
+            defines.extend(harness::numeric_defines(&[
+                ("A_BYTES", bytes),
+                ("C_BYTES", 4),
+                ("M", m),
+                ("N", n),
+                ("K", k),
+                ("TM", 2),
+                ("TN", 4),
+                ("B_COL", b_col),
+                ("WORKGROUP_SIZE", 256),
+            ]));
+            vk_compute::compile_glsl("06_gemm/coopmat_feed.comp", &defines).unwrap_or_else(|e| panic!("{a}: {e:#}"));
+        }
+    }
+
     #[test]
     fn names_parse_back() {
         let khr = CmConfig {
@@ -681,12 +795,16 @@ mod tests {
             bk: 32,
             block: [128, 128],
             workgroup: 0,
+            unroll: 1,
         };
         assert_eq!(khr.name(), "coopmat 16x16x16 sg2x4 t4x2 bk32");
         assert_eq!(CmConfig::parse(&khr.name()), Some(khr));
         let nv = CmConfig::parse("coopmat2 128x256x32 wg256").expect("parses");
         assert_eq!((nv.block, nv.bk, nv.workgroup), ([128, 256], 32, 256));
         assert_eq!(nv.name(), "coopmat2 128x256x32 wg256");
+        let unrolled = CmConfig::parse("coopmat2 128x256x32 wg256 u4").expect("parses");
+        assert_eq!((unrolled.unroll, unrolled.name()), (4, "coopmat2 128x256x32 wg256 u4".to_string()));
+        assert_eq!(CmConfig::parse("coopmat2 128x256x32 wg256 u0"), None);
         assert_eq!(CmConfig::parse("register 128x128x8 8x8 pad4"), None);
     }
 

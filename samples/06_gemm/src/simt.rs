@@ -509,6 +509,14 @@ pub fn grid(variant: Variant) -> Vec<Config> {
             Config::tiled(R, (128, 64, 16), (8, 4), 4).lanes(8, 4).split(4),
             Config::tiled(R, (128, 64, 8), (8, 4), 4).lanes(4, 8).split(8),
             Config::tiled(R, (128, 64, 8), (8, 4), 4).lanes(4, 8).split(16),
+            Config::tiled(R, (128, 64, 16), (8, 4), 4).lanes(8, 4).split(2),
+            Config::tiled(R, (128, 64, 16), (8, 4), 4).lanes(8, 4).split(3),
+            Config::tiled(R, (128, 64, 16), (8, 4), 4).lanes(8, 4).split(6),
+            Config::tiled(R, (128, 64, 16), (8, 4), 4).lanes(8, 4).split(8),
+            Config::tiled(R, (64, 64, 16), (8, 4), 4).lanes(8, 4).split(2),
+            Config::tiled(R, (64, 64, 16), (8, 4), 4).lanes(8, 4).split(3),
+            Config::tiled(R, (256, 64, 16), (8, 8), 4).lanes(8, 4).split(2),
+            Config::tiled(R, (256, 64, 16), (8, 8), 4).lanes(8, 4).split(4),
         ],
         _ => {
             let tiles = [
