@@ -500,6 +500,7 @@ impl<'a> Context<'a> {
         let mut parts = vec![("table", table)];
         parts.extend(self.peers_table(sample, &rows).map(|t| ("peers", t)));
         parts.extend(tuner_grid(sample).map(|t| ("tune", t)));
+        parts.extend(ceilings(sample).map(|t| ("ceilings", t)));
 
         // The chart draws the f32 variants beside the f32 peer (cuBLAS SGEMM): the other types'
         // peers run on tensor cores, an order of magnitude above any SIMT kernel, and belong to
@@ -577,6 +578,22 @@ fn tuner_grid(sample: &SampleRun) -> Option<String> {
             let _ = write!(t, " {cell} |");
         }
         t.push('\n');
+    }
+    Some(t)
+}
+
+/// The ceilings a GEMM sample timed beside its rows (`peak …` and `feed …`: operations but no
+/// shape), one line each.
+fn ceilings(sample: &SampleRun) -> Option<String> {
+    let rows: Vec<&Row> = sample.bench.iter().filter(|r| r.gemm_shape().is_none() && r.flops > 0).collect();
+    if rows.is_empty() {
+        return None;
+    }
+    let mut t = String::from(
+        "*The ceilings timed in the same run: kernels that only multiply-add (`peak`), or multiply-add fed by fragment loads from shared memory with a barrier per step (`feed`); TOP/s where the row says so.*\n\n| kernel | TFLOP/s |\n| --- | ---: |\n",
+    );
+    for r in rows {
+        let _ = writeln!(t, "| {} | {:.2} |", r.variant, r.tflops);
     }
     Some(t)
 }
