@@ -569,25 +569,11 @@ pub fn peaks(ctx: &Context, report: &mut Report) -> Result<Vec<((String, String)
             ("K", s.k),
             ("ACCS", ACCS),
         ]));
-        let desc = KernelDesc {
-            shader: "06_gemm/coopmat_peak.comp",
-            defines,
-            buffers: 1,
-            push_constant_bytes: 8,
-            workgroup_size: SUBGROUPS * size,
-            subgroup_size: must_require.then_some(size),
-            ..Default::default()
-        };
-        let kernel = Kernel::new(ctx, &desc).with_context(|| label.clone())?;
-        report.pipeline_stats(&label, [&kernel])?;
-        let sink_vecs = (groups * SUBGROUPS * s.m * s.n * c_bytes / 16) as usize;
-        let sink = Buffer::<[u32; 4]>::new(ctx, "coopmat peak sink", sink_vecs)?;
         let integer = s.a_type.starts_with(['s', 'u']);
         let seed: f32 = if integer { 1.0 } else { 0.125 };
-        let timing = Timing { warmup: 5, iters: if cpu { 3 } else { 20 }, batch: 1 };
-        let push = [steps, seed.to_bits()];
+        let kernel = SinkKernel { shader: "06_gemm/coopmat_peak.comp", workgroup: (SUBGROUPS, size, must_require) };
         let times =
-            harness::time_gpu(ctx, &timing, |rec| rec.dispatch(&kernel, &[sink.binding()], &push, [groups, 1, 1]))?;
+            kernel.time(ctx, report, &label, defines, [groups, s.m * s.n * c_bytes], [steps, seed.to_bits()])?;
         let ops = u64::from(groups * SUBGROUPS) * u64::from(steps * ACCS) * 2 * u64::from(s.m * s.n * s.k);
         let name = if integer { format!("{label} (TOP/s)") } else { label };
         let row = BenchRow::new(&name, 0, 0, ops, &times, None);
@@ -631,24 +617,9 @@ fn feeds(ctx: &Context, report: &mut Report, size: u32, must_require: bool) -> R
                 ("TN", grid[1]),
                 ("B_COL", u32::from(b_col)),
             ]));
-            let desc = KernelDesc {
-                shader: "06_gemm/coopmat_feed.comp",
-                defines,
-                buffers: 1,
-                push_constant_bytes: 8,
-                workgroup_size: SUBGROUPS * size,
-                subgroup_size: must_require.then_some(size),
-                ..Default::default()
-            };
-            let kernel = Kernel::new(ctx, &desc).with_context(|| label.clone())?;
-            report.pipeline_stats(&label, [&kernel])?;
             let (groups, steps): (u32, u32) = if cpu { (8, 16) } else { (2048, 8192 / (grid[0] * grid[1])) };
-            let sink =
-                Buffer::<[u32; 4]>::new(ctx, "coopmat feed sink", (groups * SUBGROUPS * m * n * 4 / 16) as usize)?;
-            let timing = Timing { warmup: 5, iters: if cpu { 3 } else { 20 }, batch: 1 };
-            let times = harness::time_gpu(ctx, &timing, |rec| {
-                rec.dispatch(&kernel, &[sink.binding()], &[steps, fill], [groups, 1, 1])
-            })?;
+            let kernel = SinkKernel { shader: "06_gemm/coopmat_feed.comp", workgroup: (SUBGROUPS, size, must_require) };
+            let times = kernel.time(ctx, report, &label, defines, [groups, m * n * 4], [steps, fill])?;
             let mmas = u64::from(groups * SUBGROUPS) * u64::from(steps * grid[0] * grid[1]);
             let ops = mmas * 2 * u64::from(m * n * k);
             let name = if elem == Elem::Int8 { format!("{label} (TOP/s)") } else { label };
@@ -656,6 +627,44 @@ fn feeds(ctx: &Context, report: &mut Report, size: u32, must_require: bool) -> R
         }
     }
     Ok(())
+}
+
+/// A ceiling kernel (coopmat_peak.comp, coopmat_feed.comp): one binding, a sink that each
+/// subgroup stores its sum into, and two push-constant words.
+struct SinkKernel {
+    shader: &'static str,
+    /// Subgroups per workgroup, the subgroup size, and whether the size must be required.
+    workgroup: (u32, u32, bool),
+}
+
+impl SinkKernel {
+    /// Build it with `defines`, show its pipeline statistics under `label`, and time `groups`
+    /// workgroups whose subgroups each store `bytes` (`[groups, bytes]`), with `push`.
+    fn time(
+        &self,
+        ctx: &Context,
+        report: &mut Report,
+        label: &str,
+        defines: Vec<(&str, String)>,
+        [groups, bytes]: [u32; 2],
+        push: [u32; 2],
+    ) -> Result<harness::GpuTimes> {
+        let (subgroups, size, must_require) = self.workgroup;
+        let desc = KernelDesc {
+            shader: self.shader,
+            defines,
+            buffers: 1,
+            push_constant_bytes: 8,
+            workgroup_size: subgroups * size,
+            subgroup_size: must_require.then_some(size),
+            ..Default::default()
+        };
+        let kernel = Kernel::new(ctx, &desc).with_context(|| label.to_string())?;
+        report.pipeline_stats(label, [&kernel])?;
+        let sink = Buffer::<[u32; 4]>::new(ctx, "coopmat ceiling sink", (groups * subgroups * bytes / 16) as usize)?;
+        let timing = Timing { warmup: 5, iters: if ctx.caps().is_cpu() { 3 } else { 20 }, batch: 1 };
+        harness::time_gpu(ctx, &timing, |rec| rec.dispatch(&kernel, &[sink.binding()], &push, [groups, 1, 1]))
+    }
 }
 
 /// The ceiling a GEMM row of `elem` on the matrix units is a share of (see [`peaks`]).
