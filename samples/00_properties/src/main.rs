@@ -143,7 +143,7 @@ fn print_properties(c: &DeviceCaps) {
         ));
         for s in &c2.flexible_shapes {
             out(format!(
-                "   cooperative matrix 2: granularity {}x{}x{}  A {} x B {} + C {} -> {}  {} scope, {} invocations{}",
+                "   cooperative matrix 2: granularity {}x{}x{}  A {} x B {} + C {} -> {}  {} scope{}{}",
                 s.m_granularity,
                 s.n_granularity,
                 s.k_granularity,
@@ -152,7 +152,11 @@ fn print_properties(c: &DeviceCaps) {
                 s.c_type,
                 s.result_type,
                 s.scope,
-                s.workgroup_invocations,
+                if s.scope == "workgroup" {
+                    format!(", {} invocations", s.workgroup_invocations)
+                } else {
+                    String::new()
+                },
                 if s.saturating { ", saturating" } else { "" }
             ));
         }

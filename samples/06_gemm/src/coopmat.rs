@@ -245,10 +245,12 @@ const NV_GRID: [[u32; 4]; 18] = [
 pub fn unavailable(ctx: &Context, variant: Variant, elem: Elem) -> Option<String> {
     let name = harness::value_name(variant);
     let Some(out) = output(variant, elem) else {
-        return Some(format!(
-            "{name} takes {} inputs only",
-            if variant.is_coopmat() { "f16, bf16 and int8" } else { "f32 and f16" }
-        ));
+        let takes = match variant {
+            Variant::CoopmatF32 => "f16 and bf16 inputs only (int8 results are s32, as `coopmat` writes them)",
+            v if v.is_coopmat() => "f16, bf16 and int8 inputs only",
+            _ => "f32 and f16 inputs only",
+        };
+        return Some(format!("{name} takes {takes}"));
     };
     let ext = if variant == Variant::Coopmat2 {
         ctx.cooperative_matrix2_unavailable()
