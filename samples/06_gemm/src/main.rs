@@ -273,7 +273,8 @@ impl<'c> Io<'c> {
 }
 
 /// Time `record` with --iters and --batch, but no more repetitions than fit about a second
-/// of GPU time (two on a CPU device): naive takes seconds a run at 8192³.
+/// of device time (two on a CPU device), so that the slowest variants at the largest shapes
+/// (naive at 8192³) stay within a bench's time.
 fn measure<'r>(
     ctx: &Context,
     common: &harness::CommonArgs,
