@@ -66,18 +66,48 @@ pub struct SizeControl {
     pub full_subgroups: bool,
 }
 
+/// The component types and scope of one listed cooperative-matrix entry: A × B + C → result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CoopMatTypes {
+    pub a: String,
+    pub b: String,
+    pub c: String,
+    pub result: String,
+    pub saturating: bool,
+    pub scope: String,
+}
+
+impl CoopMatTypes {
+    /// The types of an entry as the driver lists them (component types and scope by name).
+    pub(crate) fn listed(
+        [a, b, c, result]: [vk::ComponentTypeKHR; 4],
+        saturating: vk::Bool32,
+        scope: vk::ScopeKHR,
+    ) -> Self {
+        CoopMatTypes {
+            a: component_type_name(a),
+            b: component_type_name(b),
+            c: component_type_name(c),
+            result: component_type_name(result),
+            saturating: saturating != 0,
+            scope: scope_name(scope),
+        }
+    }
+
+    /// `A f16 x B f16 + C f32 -> f32  subgroup scope` (and `, saturating`).
+    pub fn describe(&self) -> String {
+        let saturating = if self.saturating { ", saturating" } else { "" };
+        format!("A {} x B {} + C {} -> {}  {} scope{saturating}", self.a, self.b, self.c, self.result, self.scope)
+    }
+}
+
 /// One `VkCooperativeMatrixPropertiesKHR` entry: A (M×K) × B (K×N) + C (M×N).
 #[derive(Clone, Debug)]
 pub struct CoopMatShape {
     pub m: u32,
     pub n: u32,
     pub k: u32,
-    pub a_type: String,
-    pub b_type: String,
-    pub c_type: String,
-    pub result_type: String,
-    pub saturating: bool,
-    pub scope: String,
+    pub types: CoopMatTypes,
 }
 
 /// One `VkCooperativeMatrixFlexibleDimensionsPropertiesNV` entry (VK_NV_cooperative_matrix2):
@@ -88,12 +118,7 @@ pub struct CoopMatFlexShape {
     pub m_granularity: u32,
     pub n_granularity: u32,
     pub k_granularity: u32,
-    pub a_type: String,
-    pub b_type: String,
-    pub c_type: String,
-    pub result_type: String,
-    pub saturating: bool,
-    pub scope: String,
+    pub types: CoopMatTypes,
     pub workgroup_invocations: u32,
 }
 

@@ -4,7 +4,7 @@
 //! messenger → instance. Buffers, kernels and recorders borrow the context, so the borrow
 //! checker guarantees they are gone before it.
 
-use crate::caps::{self, CoopMat2, CoopMatFlexShape, CoopMatShape, DeviceCaps, SizeControl, SubgroupOps};
+use crate::caps::{self, CoopMat2, CoopMatFlexShape, CoopMatShape, CoopMatTypes, DeviceCaps, SizeControl, SubgroupOps};
 use crate::coopmat;
 use crate::{setup_error, SetupError};
 use anyhow::{Context as _, Result};
@@ -357,12 +357,11 @@ fn query_caps(
                 m: p.m_size,
                 n: p.n_size,
                 k: p.k_size,
-                a_type: caps::component_type_name(p.a_type),
-                b_type: caps::component_type_name(p.b_type),
-                c_type: caps::component_type_name(p.c_type),
-                result_type: caps::component_type_name(p.result_type),
-                saturating: p.saturating_accumulation != 0,
-                scope: caps::scope_name(p.scope),
+                types: CoopMatTypes::listed(
+                    [p.a_type, p.b_type, p.c_type, p.result_type],
+                    p.saturating_accumulation,
+                    p.scope,
+                ),
             })
             .collect();
     }
@@ -439,12 +438,11 @@ fn query_coop_mat2(
                 m_granularity: p.m_granularity,
                 n_granularity: p.n_granularity,
                 k_granularity: p.k_granularity,
-                a_type: caps::component_type_name(p.a_type),
-                b_type: caps::component_type_name(p.b_type),
-                c_type: caps::component_type_name(p.c_type),
-                result_type: caps::component_type_name(p.result_type),
-                saturating: p.saturating_accumulation != 0,
-                scope: caps::scope_name(p.scope),
+                types: CoopMatTypes::listed(
+                    [p.a_type, p.b_type, p.c_type, p.result_type],
+                    p.saturating_accumulation,
+                    p.scope,
+                ),
                 workgroup_invocations: p.workgroup_invocations,
             })
             .collect(),

@@ -21,7 +21,7 @@ mod shader;
 
 pub use ash::vk;
 pub use buffer::Buffer;
-pub use caps::{CoopMat2, CoopMatFlexShape, CoopMatShape, DeviceCaps, SizeControl, SubgroupOps};
+pub use caps::{CoopMat2, CoopMatFlexShape, CoopMatShape, CoopMatTypes, DeviceCaps, SizeControl, SubgroupOps};
 pub use context::{list_devices, Context, ContextOptions, ValidationCounter};
 pub use kernel::{Kernel, KernelDesc};
 pub use recorder::{Barrier, Binding, Recorder, Timestamps};

@@ -117,18 +117,7 @@ fn print_properties(c: &DeviceCaps) {
         out("   cooperative matrix: none");
     }
     for s in &c.coop_mat_shapes {
-        out(format!(
-            "   cooperative matrix: {}x{}x{} (MxNxK)  A {} x B {} + C {} -> {}  {} scope{}",
-            s.m,
-            s.n,
-            s.k,
-            s.a_type,
-            s.b_type,
-            s.c_type,
-            s.result_type,
-            s.scope,
-            if s.saturating { ", saturating" } else { "" }
-        ));
+        out(format!("   cooperative matrix: {}x{}x{} (MxNxK)  {}", s.m, s.n, s.k, s.types.describe()));
     }
     if let Some(c2) = &c.coop_mat2 {
         out(format!(
@@ -142,22 +131,17 @@ fn print_properties(c: &DeviceCaps) {
             c2.reserved_shared_memory
         ));
         for s in &c2.flexible_shapes {
+            let invocations = if s.types.scope == "workgroup" {
+                format!(", {} invocations", s.workgroup_invocations)
+            } else {
+                String::new()
+            };
             out(format!(
-                "   cooperative matrix 2: granularity {}x{}x{}  A {} x B {} + C {} -> {}  {} scope{}{}",
+                "   cooperative matrix 2: granularity {}x{}x{}  {}{invocations}",
                 s.m_granularity,
                 s.n_granularity,
                 s.k_granularity,
-                s.a_type,
-                s.b_type,
-                s.c_type,
-                s.result_type,
-                s.scope,
-                if s.scope == "workgroup" {
-                    format!(", {} invocations", s.workgroup_invocations)
-                } else {
-                    String::new()
-                },
-                if s.saturating { ", saturating" } else { "" }
+                s.types.describe()
             ));
         }
     }
@@ -251,22 +235,31 @@ fn properties_json(c: &DeviceCaps, observed: &[(Option<u32>, u32)]) -> harness::
             "compute_can_require": s.compute_can_require, "full_subgroups": s.full_subgroups })),
         "atomics": { "shader_int64": c.shader_int64, "buffer_int64_atomics": c.buffer_int64_atomics,
             "buffer_float32_atomic_add": c.buffer_float32_atomic_add },
-        "cooperative_matrix": c.coop_mat_shapes.iter().map(|s| json!({
-            "m": s.m, "n": s.n, "k": s.k, "a": s.a_type, "b": s.b_type, "c": s.c_type, "result": s.result_type,
-            "saturating": s.saturating, "scope": s.scope })).collect::<Vec<_>>(),
+        "cooperative_matrix": c.coop_mat_shapes.iter().map(|s| with_types(json!({ "m": s.m, "n": s.n, "k": s.k }), &s.types))
+            .collect::<Vec<_>>(),
         "bfloat16_cooperative_matrix": c.bfloat16_cooperative_matrix,
         "cooperative_matrix2": c.coop_mat2.as_ref().map(|c2| json!({
             "workgroup_scope": c2.workgroup_scope, "flexible_dimensions": c2.flexible_dimensions,
             "tensor_addressing": c2.tensor_addressing, "per_element_operations": c2.per_element_operations,
             "max_workgroup_size": c2.max_workgroup_size, "max_dimension": c2.max_dimension,
             "reserved_shared_memory": c2.reserved_shared_memory,
-            "flexible_shapes": c2.flexible_shapes.iter().map(|s| json!({
+            "flexible_shapes": c2.flexible_shapes.iter().map(|s| with_types(json!({
                 "m_granularity": s.m_granularity, "n_granularity": s.n_granularity, "k_granularity": s.k_granularity,
-                "a": s.a_type, "b": s.b_type, "c": s.c_type, "result": s.result_type, "saturating": s.saturating,
-                "scope": s.scope, "workgroup_invocations": s.workgroup_invocations })).collect::<Vec<_>>() })),
+                "workgroup_invocations": s.workgroup_invocations }), &s.types)).collect::<Vec<_>>() })),
         "limits": { "max_workgroup_size": c.max_workgroup_size, "max_workgroup_invocations": c.max_workgroup_invocations,
             "max_workgroup_count": c.max_workgroup_count, "max_shared_memory_bytes": c.max_shared_memory_bytes,
             "max_storage_buffer_range": c.max_storage_buffer_range, "timestamp_period_ns": c.timestamp_period_ns },
         "observed_subgroup_size": observed.iter().map(|(req, seen)| json!({ "required": req, "observed": seen })).collect::<Vec<_>>(),
     })
+}
+
+/// `shape` (a JSON object) with a cooperative-matrix entry's types and scope added to it.
+fn with_types(mut shape: harness::serde_json::Value, t: &vk_compute::CoopMatTypes) -> harness::serde_json::Value {
+    if let Some(fields) = shape.as_object_mut() {
+        for (key, value) in [("a", &t.a), ("b", &t.b), ("c", &t.c), ("result", &t.result), ("scope", &t.scope)] {
+            fields.insert(key.into(), json!(value));
+        }
+        fields.insert("saturating".into(), json!(t.saturating));
+    }
+    shape
 }

@@ -290,8 +290,8 @@ pub fn khr_shapes(ctx: &Context, elem: Elem) -> Vec<[u32; 3]> {
         .caps()
         .coop_mat_shapes
         .iter()
-        .filter(|s| s.scope == "subgroup" && s.a_type == ab && s.b_type == ab && s.c_type == acc)
-        .filter(|s| s.result_type == acc && !s.saturating)
+        .filter(|s| s.types.scope == "subgroup" && s.types.a == ab && s.types.b == ab && s.types.c == acc)
+        .filter(|s| s.types.result == acc && !s.types.saturating)
         .filter(|s| (s.k * bytes).is_multiple_of(16) && (s.n * bytes).is_multiple_of(16) && s.n.is_multiple_of(4))
         .map(|s| [s.m, s.n, s.k])
         .collect();
@@ -349,8 +349,8 @@ fn nv_fit(ctx: &Context, elem: Elem, [bm, bn, bk]: [u32; 3], unroll: u32, wg: Op
     let mut fits: Vec<&vk_compute::CoopMatFlexShape> = c2
         .flexible_shapes
         .iter()
-        .filter(|s| s.scope == "workgroup" && s.a_type == ab && s.b_type == ab && s.c_type == acc)
-        .filter(|s| s.result_type == acc && !s.saturating && s.workgroup_invocations <= c2.max_workgroup_size)
+        .filter(|s| s.types.scope == "workgroup" && s.types.a == ab && s.types.b == ab && s.types.c == acc)
+        .filter(|s| s.types.result == acc && !s.types.saturating && s.workgroup_invocations <= c2.max_workgroup_size)
         .filter(|s| wg.is_none_or(|wg| s.workgroup_invocations == wg))
         .filter(|s| bm.is_multiple_of(s.m_granularity) && bn.is_multiple_of(s.n_granularity))
         .filter(|s| bk.is_multiple_of(s.k_granularity))
@@ -541,15 +541,15 @@ pub fn peaks(ctx: &Context, report: &mut Report) -> Result<Vec<((String, String)
     let (groups, steps): (u32, u32) = if cpu { (16, 16) } else { (4096, 1024) };
     const ACCS: u32 = 8;
     const SUBGROUPS: u32 = 4;
-    for s in ctx.caps().coop_mat_shapes.clone().iter().filter(|s| s.scope == "subgroup") {
-        let label = format!("peak coopmat {}×{}→{} {}x{}x{}", s.a_type, s.b_type, s.result_type, s.m, s.n, s.k);
-        let types = (glsl_type(&s.a_type), glsl_type(&s.c_type));
-        let ((Some((a, _)), Some((c, c_bytes))), true) = (types, s.a_type == s.b_type && s.c_type == s.result_type)
+    for s in ctx.caps().coop_mat_shapes.clone().iter().filter(|s| s.types.scope == "subgroup") {
+        let label = format!("peak coopmat {}×{}→{} {}x{}x{}", s.types.a, s.types.b, s.types.result, s.m, s.n, s.k);
+        let types = (glsl_type(&s.types.a), glsl_type(&s.types.c));
+        let ((Some((a, _)), Some((c, c_bytes))), true) = (types, s.types.a == s.types.b && s.types.c == s.types.result)
         else {
             out(format!("note: {label}: mixed or unknown component types, not timed"));
             continue;
         };
-        let missing = match s.a_type.as_str() {
+        let missing = match s.types.a.as_str() {
             "bf16" => ctx.bfloat16_unavailable().map(str::to_string),
             "s8" | "u8" if !ctx.caps().shader_int8 => Some("no shaderInt8".into()),
             _ => None,
@@ -565,13 +565,13 @@ pub fn peaks(ctx: &Context, report: &mut Report) -> Result<Vec<((String, String)
         let mut defines: Vec<(&str, String)> = vec![("A_TYPE", a.into()), ("C_TYPE", c.into())];
         defines.extend(harness::numeric_defines(&[
             ("C_BYTES", c_bytes),
-            ("NEEDS_BF16", u32::from(s.a_type == "bf16")),
+            ("NEEDS_BF16", u32::from(s.types.a == "bf16")),
             ("M", s.m),
             ("N", s.n),
             ("K", s.k),
             ("ACCS", ACCS),
         ]));
-        let integer = s.a_type.starts_with(['s', 'u']);
+        let integer = s.types.a.starts_with(['s', 'u']);
         let seed: f32 = if integer { 1.0 } else { 0.125 };
         let kernel = SinkKernel { shader: "06_gemm/coopmat_peak.comp", workgroup: (SUBGROUPS, size, must_require) };
         let times =
@@ -579,7 +579,7 @@ pub fn peaks(ctx: &Context, report: &mut Report) -> Result<Vec<((String, String)
         let ops = u64::from(groups * SUBGROUPS) * u64::from(steps * ACCS) * 2 * u64::from(s.m * s.n * s.k);
         let name = if integer { format!("{label} (TOP/s)") } else { label };
         let row = BenchRow::new(&name, 0, 0, ops, &times, None);
-        let key = (s.a_type.clone(), s.c_type.clone());
+        let key = (s.types.a.clone(), s.types.c.clone());
         match best.iter_mut().find(|(k, _)| *k == key) {
             Some((_, t)) => *t = t.max(row.tflops),
             None => best.push((key, row.tflops)),
@@ -679,8 +679,8 @@ pub fn peak_of(peaks: &[((String, String), f64)], elem: Elem) -> Option<f64> {
 mod tests {
     use super::*;
 
-    /// Every cooperative-matrix kernel compiles for every type, output, shape the H100 lists
-    /// and fault, with and without the faults: the shaders are right by construction at least
+    /// Every cooperative-matrix kernel compiles for every type, output and listed shape, with
+    /// and without each fault: the shaders are right by construction at least
     /// as far as glslang sees. Needs no device (lavapipe has no cooperative matrices).
     #[test]
     fn every_cooperative_matrix_kernel_compiles() {
@@ -747,7 +747,8 @@ mod tests {
         }
     }
 
-    /// The peak kernel compiles for each (shape, type) an H100 lists.
+    /// The peak kernel compiles for each (shape, type) of the list below, one of each kind of entry a
+    /// device reports.
     #[test]
     fn the_peak_kernel_compiles_for_every_listed_type() {
         let listed = [
