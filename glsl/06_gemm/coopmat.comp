@@ -13,6 +13,9 @@
 // coopMatMulAdd calls, and at the end a share of each of its subgroup's fragments, written to D
 // through a per-subgroup scratch in shared memory so that every store can be guarded at the
 // edges, take α and β, and convert to OUT (coopmat_io.glsl).
+// STAGE_ONLY=1 (f16 only) builds a ceiling, not a GEMM: each multiply-add is replaced by f16
+// sums of the lane's elements of its fragments, so that the staging and the fragment loads
+// still happen and the matrix units stay idle; D is then no product (timed, never checked).
 // Needs: VK_KHR_cooperative_matrix with the FM×FN×FK shape for ELEM; shaderFloat16, bf16
 // cooperative matrices or shaderInt8 by ELEM; 16-bit storage for 16-bit D; full subgroups of
 // one size (the workgroup is SG_M·SG_N of them). Tile shapes are defines from the host.
@@ -73,6 +76,20 @@ void store_tiles(uint buf) {
     }
 }
 
+#ifndef STAGE_ONLY
+#define STAGE_ONLY 0
+#endif
+#if STAGE_ONLY
+// The staging ceiling's stand-in for acc += a·b: each A fragment's elements (once per K step
+// of a fragment, at j = 0) and each B fragment's (once, at i = 0) summed into sink.
+float16_t sink = float16_t(0);
+#define MULTIPLY_ADD(acc, a, b, i, j)                                        \
+    [[unroll]] for (uint e = 0; e < a.length() && j == 0; e++) sink += a[e]; \
+    [[unroll]] for (uint e = 0; e < b.length() && i == 0; e++) sink += b[e]
+#else
+#define MULTIPLY_ADD(acc, a, b, i, j) acc = coopMatMulAdd(a, b, acc)
+#endif
+
 void main() {
     uint m0 = gl_WorkGroupID.y * BM;
     uint n0 = gl_WorkGroupID.x * BN;
@@ -112,7 +129,7 @@ void main() {
                 coopMatLoad(fb, smem, b_base + (kk * B_STRIDE + col) / EPV, B_STRIDE / EPV,
                             gl_CooperativeMatrixLayoutRowMajor);
                 [[unroll]] for (uint i = 0; i < TM; i++) {
-                    acc[i][j] = coopMatMulAdd(fa[i], fb, acc[i][j]);
+                    MULTIPLY_ADD(acc[i][j], fa[i], fb, i, j);
                 }
             }
         }
@@ -125,6 +142,9 @@ void main() {
         barrier();
     }
 // ANCHOR_END: steps
+#if STAGE_ONLY
+    acc[0][0] = coopmat<ACC_TYPE, gl_ScopeSubgroup, FM, FN, gl_MatrixUseAccumulator>(float(sink));
+#endif
     if (fault_drops(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x)) {
         return;
     }

@@ -582,15 +582,15 @@ fn tuner_grid(sample: &SampleRun) -> Option<String> {
     Some(t)
 }
 
-/// The ceilings a GEMM sample timed beside its rows (`peak …` and `feed …`: operations but no
-/// shape), one line each.
+/// The ceilings a GEMM sample timed beside its rows (`peak …`, `feed …` and `staging …`:
+/// operations but no shape of their own), one line each.
 fn ceilings(sample: &SampleRun) -> Option<String> {
     let rows: Vec<&Row> = sample.bench.iter().filter(|r| r.gemm_shape().is_none() && r.flops > 0).collect();
     if rows.is_empty() {
         return None;
     }
     let mut t = String::from(
-        "*The ceilings timed in the same run: kernels that only multiply-add (`peak`), or multiply-add fed by fragment loads from shared memory with a barrier per step (`feed`); TOP/s where the row says so.*\n\n| kernel | TFLOP/s |\n| --- | ---: |\n",
+        "*The ceilings timed in the same run: kernels that only multiply-add (`peak`), multiply-add fed by fragment loads from shared memory with a barrier per step (`feed`), or a GEMM configuration with its multiply-adds taken out, its operations over the time of its staging and fragment loads alone (`staging`); TOP/s where the row says so.*\n\n| kernel | TFLOP/s |\n| --- | ---: |\n",
     );
     for r in rows {
         let _ = writeln!(t, "| {} | {:.2} |", r.variant, r.tflops);

@@ -444,6 +444,26 @@ impl<'c> CoopGemm<'c> {
         elem: Elem,
         fault: Option<(&harness::CommonArgs, Shape)>,
     ) -> Result<Result<Self, String>> {
+        Self::build(ctx, config, elem, fault, false)
+    }
+
+    /// The staging ceiling of a KHR f16 configuration: its kernel with the multiply-adds
+    /// replaced by sums of the fragments (STAGE_ONLY in coopmat.comp), timed beside the GEMM
+    /// and never checked. None for other variants and types.
+    pub fn staging_only(&self, ctx: &'c Context) -> Result<Option<Self>> {
+        if self.config.variant != Variant::Coopmat || self.elem != Elem::F16 {
+            return Ok(None);
+        }
+        Ok(Self::build(ctx, self.config, self.elem, None, true)?.ok())
+    }
+
+    fn build(
+        ctx: &'c Context,
+        config: CmConfig,
+        elem: Elem,
+        fault: Option<(&harness::CommonArgs, Shape)>,
+        stage_only: bool,
+    ) -> Result<Result<Self, String>> {
         if let Some(why) = unavailable(ctx, config.variant, elem) {
             return Ok(Err(why));
         }
@@ -476,6 +496,7 @@ impl<'c> CoopGemm<'c> {
                 ("TN", config.tiles[1]),
                 ("BK", config.bk),
                 ("SUBGROUP_SIZE", size),
+                ("STAGE_ONLY", u32::from(stage_only)),
             ]));
         }
         if let Some((common, shape)) = fault {
@@ -724,6 +745,10 @@ mod tests {
                     };
                     vk_compute::compile_glsl_for(shader, &defines, nv)
                         .unwrap_or_else(|e| panic!("{variant:?} {elem:?} {out:?} fault {fault:?}: {e:#}"));
+                    if variant == Variant::Coopmat && elem == Elem::F16 && fault.is_none() {
+                        defines.extend(harness::numeric_defines(&[("STAGE_ONLY", 1)]));
+                        vk_compute::compile_glsl(shader, &defines).expect("the staging ceiling compiles");
+                    }
                 }
             }
         }

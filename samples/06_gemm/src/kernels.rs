@@ -66,6 +66,14 @@ impl<'c> Built<'c> {
         }
     }
 
+    /// The staging ceiling of this configuration, where it has one (coopmat.rs).
+    pub fn staging_only(&self, ctx: &'c Context) -> Result<Option<Built<'c>>> {
+        Ok(match self {
+            Built::Simt(_) => None,
+            Built::Coop(g) => g.staging_only(ctx)?.map(Built::Coop),
+        })
+    }
+
     /// Elements of the split-K workspace `shape` needs (0: none).
     pub fn workspace_len(&self, shape: Shape) -> u64 {
         match self {

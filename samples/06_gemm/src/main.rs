@@ -166,6 +166,9 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                         out(format!("  {name} {}: {}", shape.label(), job.name()));
                         configs_used
                             .push(serde_json::json!({ "row": name, "shape": shape.label(), "config": job.name() }));
+                        if shape.m == shape.n && shape.n == shape.k && shape.k >= 4096 {
+                            staging_ceiling(ctx, common, report, (gemm, name, &job.name()), &io, shape)?;
+                        }
                         if best.as_ref().is_none_or(|(t, ..)| times.median_ns() < *t) {
                             best = Some((times.median_ns(), times, job.name(), ceiling, bytes));
                         }
@@ -285,6 +288,25 @@ fn measure<'r>(
     let iters = common.iters.unwrap_or(50).min((budget / one.max(1.0)) as u32).max(3);
     let timing = Timing { warmup: iters.min(5), iters, batch: common.batch.unwrap_or(1) };
     harness::time_gpu(ctx, &timing, record)
+}
+
+/// The staging ceiling of `gemm` at `shape`, where it has one (KHR f16: coopmat.rs), as a
+/// ceiling row: the GEMM's operations over the time of its staging and fragment loads alone.
+fn staging_ceiling(
+    ctx: &Context,
+    common: &harness::CommonArgs,
+    report: &mut Report,
+    (gemm, name, config): (&Built, &str, &str),
+    io: &Io,
+    shape: Shape,
+) -> Result<()> {
+    let Some(stage) = gemm.staging_only(ctx)? else { return Ok(()) };
+    let label = format!("staging {name} {} ({config})", shape.label());
+    report.pipeline_stats(&label, [stage.kernel()])?;
+    let times = measure(ctx, common, |rec| stage.record(rec, io.bindings(), None, shape, 1.0, 0.0))?;
+    let ops = 2 * u64::from(shape.m) * u64::from(shape.n) * u64::from(shape.k);
+    report.bench_row(BenchRow::new(&label, 0, 0, ops, &times, None));
+    Ok(())
 }
 
 /// The f32 SIMT ceiling: an FMA-only kernel (glsl/06_gemm/peak.comp), as a bench row.
