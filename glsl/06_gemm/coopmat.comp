@@ -15,7 +15,8 @@
 // edges, take α and β, and convert to OUT (coopmat_io.glsl).
 // STAGE_ONLY=1 (f16 only) builds a ceiling, not a GEMM: each multiply-add is replaced by f16
 // sums of the lane's elements of its fragments, so that the staging and the fragment loads
-// still happen and the matrix units stay idle; D is then no product (timed, never checked).
+// still happen, with the accumulators live in registers, and the matrix units stay idle; D is
+// then no product (timed, never checked).
 // Needs: VK_KHR_cooperative_matrix with the FM×FN×FK shape for ELEM; shaderFloat16, bf16
 // cooperative matrices or shaderInt8 by ELEM; 16-bit storage for 16-bit D; full subgroups of
 // one size (the workgroup is SG_M·SG_N of them). Tile shapes are defines from the host.
@@ -108,6 +109,16 @@ void main() {
     load_tiles(m0, n0, 0);
     store_tiles(0);
     barrier();  // the first tiles are in shared memory before any subgroup reads them
+#if STAGE_ONLY
+    // The accumulators take bits of the first tiles instead of zeros: values the compiler
+    // cannot know, so they stay live in registers through the loop, as the GEMM's do.
+    [[unroll]] for (uint i = 0; i < TM; i++) {
+        [[unroll]] for (uint j = 0; j < TN; j++) {
+            uint at = min((i * TN + j) * SCRATCH, TILES_VECS / 2 - SCRATCH);
+            coopMatLoad(acc[i][j], smem, at, FN / 4, gl_CooperativeMatrixLayoutRowMajor);
+        }
+    }
+#endif
 // ANCHOR: steps
     for (uint s = 0; s < steps; s++) {
         uint buf = s % 2;
@@ -143,7 +154,7 @@ void main() {
     }
 // ANCHOR_END: steps
 #if STAGE_ONLY
-    acc[0][0] = coopmat<ACC_TYPE, gl_ScopeSubgroup, FM, FN, gl_MatrixUseAccumulator>(float(sink));
+    acc[0][0] += coopmat<ACC_TYPE, gl_ScopeSubgroup, FM, FN, gl_MatrixUseAccumulator>(float(sink));
 #endif
     if (fault_drops(gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x)) {
         return;

@@ -590,10 +590,11 @@ fn ceilings(sample: &SampleRun) -> Option<String> {
         return None;
     }
     let mut t = String::from(
-        "*The ceilings timed in the same run: kernels that only multiply-add (`peak`), multiply-add fed by fragment loads from shared memory with a barrier per step (`feed`), or a GEMM configuration with its multiply-adds taken out, its operations over the time of its staging and fragment loads alone (`staging`); TOP/s where the row says so.*\n\n| kernel | TFLOP/s |\n| --- | ---: |\n",
+        "*The ceilings timed in the same run: kernels that only multiply-add (`peak`), multiply-add fed by fragment loads from shared memory with a barrier per step (`feed`), or a GEMM configuration with its multiply-adds taken out, its operations over the time of its staging and fragment loads alone (`staging`, with the GB/s of tiles it read); TOP/s where the row says so.*\n\n| kernel | TFLOP/s | GB/s |\n| --- | ---: | ---: |\n",
     );
     for r in rows {
-        let _ = writeln!(t, "| {} | {:.2} |", r.variant, r.tflops);
+        let gbps = if r.bytes > 0 { format!("{:.0}", r.gbps) } else { "-".into() };
+        let _ = writeln!(t, "| {} | {:.2} | {gbps} |", r.variant, r.tflops);
     }
     Some(t)
 }

@@ -457,6 +457,15 @@ impl<'c> CoopGemm<'c> {
         Ok(Self::build(ctx, self.config, self.elem, None, true)?.ok())
     }
 
+    /// Bytes the KHR kernel stages from global memory over `shape`: every workgroup's A and B
+    /// tiles, every K step (what the L2 cache serves, however often DRAM is read).
+    pub fn staged_bytes(&self, shape: Shape) -> u64 {
+        let [bm, bn] = self.config.block.map(u64::from);
+        let (m, n, k, bk) = (u64::from(shape.m), u64::from(shape.n), u64::from(shape.k), u64::from(self.config.bk));
+        let blocks = m.div_ceil(bm) * n.div_ceil(bn);
+        blocks * k.div_ceil(bk) * (bm + bn) * bk * self.elem.bytes()
+    }
+
     fn build(
         ctx: &'c Context,
         config: CmConfig,

@@ -74,6 +74,15 @@ impl<'c> Built<'c> {
         })
     }
 
+    /// Bytes of A and B tiles the kernel reads from global memory over `shape` (0 where not
+    /// counted: the SIMT kernels).
+    pub fn staged_bytes(&self, shape: Shape) -> u64 {
+        match self {
+            Built::Simt(_) => 0,
+            Built::Coop(g) => g.staged_bytes(shape),
+        }
+    }
+
     /// Elements of the split-K workspace `shape` needs (0: none).
     pub fn workspace_len(&self, shape: Shape) -> u64 {
         match self {

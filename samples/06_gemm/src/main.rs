@@ -291,7 +291,8 @@ fn measure<'r>(
 }
 
 /// The staging ceiling of `gemm` at `shape`, where it has one (KHR f16: coopmat.rs), as a
-/// ceiling row: the GEMM's operations over the time of its staging and fragment loads alone.
+/// ceiling row: the GEMM's operations over the time of its staging and fragment loads alone,
+/// and the tiles' bytes over that time (what the L2 cache delivered).
 fn staging_ceiling(
     ctx: &Context,
     common: &harness::CommonArgs,
@@ -305,7 +306,7 @@ fn staging_ceiling(
     report.pipeline_stats(&label, [stage.kernel()])?;
     let times = measure(ctx, common, |rec| stage.record(rec, io.bindings(), None, shape, 1.0, 0.0))?;
     let ops = 2 * u64::from(shape.m) * u64::from(shape.n) * u64::from(shape.k);
-    report.bench_row(BenchRow::new(&label, 0, 0, ops, &times, None));
+    report.bench_row(BenchRow::new(&label, 0, stage.staged_bytes(shape), ops, &times, None));
     Ok(())
 }
 
