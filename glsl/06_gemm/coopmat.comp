@@ -7,7 +7,9 @@
 // memory with 16-byte loads (zeros past the matrix edges), each tile row padded by 16 bytes so
 // that the rows one fragment load touches start in different banks; two buffers: the next
 // step's tiles are loaded from global memory into registers while this step's fragments
-// multiply, then stored into the other buffer, with one barrier per step.
+// multiply, then stored into the other buffer, with one barrier per step. The loads are issued
+// at the top of the step, or with EARLY_LOADS at the end of the step before, right after its
+// stores and before its barrier, so that they are also in flight while the subgroups wait there.
 //
 // One invocation: a share of those loads and stores, one lane of its subgroup's coopMatLoad and
 // coopMatMulAdd calls, and at the end a share of each of its subgroup's fragments, written to D
@@ -80,6 +82,9 @@ void store_tiles(uint buf) {
 #ifndef STAGE_ONLY
 #define STAGE_ONLY 0
 #endif
+#ifndef EARLY_LOADS
+#define EARLY_LOADS 0
+#endif
 #if STAGE_ONLY
 // The staging ceiling's stand-in for acc += a·b: each A fragment's elements (once per K step
 // of a fragment, at j = 0) and each B fragment's (once, at i = 0) summed into sink.
@@ -108,6 +113,9 @@ void main() {
     uint steps = (K + BK - 1) / BK;
     load_tiles(m0, n0, 0);
     store_tiles(0);
+    if (EARLY_LOADS != 0 && 1 < steps) {
+        load_tiles(m0, n0, BK);
+    }
     barrier();  // the first tiles are in shared memory before any subgroup reads them
 #if STAGE_ONLY
     // The accumulators take bits of the first tiles instead of zeros: values the compiler
@@ -122,7 +130,7 @@ void main() {
 // ANCHOR: steps
     for (uint s = 0; s < steps; s++) {
         uint buf = s % 2;
-        if (s + 1 < steps) {
+        if (EARLY_LOADS == 0 && s + 1 < steps) {
             load_tiles(m0, n0, (s + 1) * BK);  // in flight during the multiplies below
         }
         uint a_base = buf * (A_TILE + B_TILE);
@@ -146,6 +154,9 @@ void main() {
         }
         if (s + 1 < steps) {
             store_tiles(1 - buf);
+        }
+        if (EARLY_LOADS != 0 && s + 2 < steps) {
+            load_tiles(m0, n0, (s + 2) * BK);  // in flight through the barrier and the next step
         }
         // The other buffer is written before the next step reads it, and this buffer is read
         // by every subgroup before the step after next overwrites it (or, after the last step,

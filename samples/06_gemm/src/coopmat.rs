@@ -109,6 +109,9 @@ pub struct CmConfig {
     /// `coopmat2`: K steps per loop iteration for blocks inside the matrices (`u4` in the name;
     /// 1 where the name has none). `coopmat`: 1.
     pub unroll: u32,
+    /// `coopmat`: the next tiles' loads are issued before the barrier that ends the step
+    /// before, not after it (`early` in the name). `coopmat2`: false.
+    pub early: bool,
 }
 
 impl CmConfig {
@@ -123,8 +126,13 @@ impl CmConfig {
                 format!("{v} {}x{}x{} wg{}{unroll}", self.block[0], self.block[1], self.bk, self.workgroup)
             }
             _ => format!(
-                "{v} {m}x{n}x{k} sg{}x{} t{}x{} bk{}",
-                self.subgroups[0], self.subgroups[1], self.tiles[0], self.tiles[1], self.bk
+                "{v} {m}x{n}x{k} sg{}x{} t{}x{} bk{}{}",
+                self.subgroups[0],
+                self.subgroups[1],
+                self.tiles[0],
+                self.tiles[1],
+                self.bk,
+                if self.early { " early" } else { "" }
             ),
         }
     }
@@ -153,11 +161,17 @@ impl CmConfig {
                         block: [bm, bn],
                         workgroup,
                         unroll,
+                        early: false,
                     }),
                     _ => None,
                 }
             }
-            (Variant::Coopmat | Variant::CoopmatF32, [frag, sg, t, bk]) => {
+            (Variant::Coopmat | Variant::CoopmatF32, [frag, sg, t, bk, rest @ ..]) => {
+                let early = match rest {
+                    [] => false,
+                    ["early"] => true,
+                    _ => return None,
+                };
                 let (frag, sg, t) = (nums(frag, "")?, nums(sg, "sg")?, nums(t, "t")?);
                 let bk = bk.strip_prefix("bk")?.parse().ok()?;
                 match (frag.as_slice(), sg.as_slice(), t.as_slice()) {
@@ -170,6 +184,7 @@ impl CmConfig {
                         block: [sm * tm * m, sn * tn * n],
                         workgroup: 0,
                         unroll: 1,
+                        early,
                     }),
                     _ => None,
                 }
@@ -194,26 +209,32 @@ impl CmConfig {
 }
 
 /// The KHR block shapes `--tune` times and defaults are picked from, first that fits wins:
-/// (subgroups down × across, fragments down × across each subgroup, K steps of fragments).
+/// (subgroups down × across, fragments down × across each subgroup, K steps of fragments,
+/// early loads).
 /// Larger fragment grids per subgroup read fewer fragments from shared memory per multiply.
-const KHR_GRID: [([u32; 2], [u32; 2], u32); 16] = [
-    ([2, 4], [4, 2], 2),
-    ([4, 2], [2, 4], 2),
-    ([2, 2], [4, 4], 2),
-    ([2, 4], [4, 4], 1),
-    ([2, 2], [2, 4], 2),
-    ([1, 1], [1, 1], 1),
-    ([2, 2], [4, 4], 1),
-    ([1, 2], [4, 4], 2),
-    ([4, 2], [2, 4], 1),
+const KHR_GRID: [([u32; 2], [u32; 2], u32, bool); 20] = [
+    ([2, 4], [4, 2], 2, false),
+    ([4, 2], [2, 4], 2, false),
+    ([2, 2], [4, 4], 2, false),
+    ([2, 4], [4, 4], 1, false),
+    ([2, 2], [2, 4], 2, false),
+    ([1, 1], [1, 1], 1, false),
+    ([2, 2], [4, 4], 1, false),
+    ([1, 2], [4, 4], 2, false),
+    ([4, 2], [2, 4], 1, false),
     // Fewer accumulators per subgroup (fewer registers, more subgroups resident) against more.
-    ([4, 4], [2, 2], 1),
-    ([4, 2], [2, 2], 1),
-    ([2, 4], [4, 2], 1),
-    ([4, 4], [2, 4], 1),
-    ([2, 2], [2, 4], 1),
-    ([4, 4], [4, 2], 1),
-    ([4, 4], [2, 4], 2),
+    ([4, 4], [2, 2], 1, false),
+    ([4, 2], [2, 2], 1, false),
+    ([2, 4], [4, 2], 1, false),
+    ([4, 4], [2, 4], 1, false),
+    ([2, 2], [2, 4], 1, false),
+    ([4, 4], [4, 2], 1, false),
+    ([4, 4], [2, 4], 2, false),
+    // The next tiles' loads issued before the step's barrier instead of after it.
+    ([4, 4], [2, 4], 1, true),
+    ([4, 2], [2, 4], 1, true),
+    ([2, 4], [4, 2], 1, true),
+    ([4, 4], [4, 2], 1, true),
 ];
 
 /// The workgroup-scope blocks of `coopmat2` (BM, BN, K step, K steps per loop iteration inside
@@ -321,7 +342,7 @@ pub fn grid(ctx: &Context, variant: Variant, elem: Elem) -> Vec<Result<CmConfig,
     };
     KHR_GRID
         .iter()
-        .map(|&(subgroups, tiles, k_frags)| {
+        .map(|&(subgroups, tiles, k_frags, early)| {
             // K steps of 32 bytes per row at least (two 16-byte vectors).
             let bk = (frag[2] * k_frags).max(32 / elem.bytes() as u32);
             let config = CmConfig {
@@ -333,6 +354,7 @@ pub fn grid(ctx: &Context, variant: Variant, elem: Elem) -> Vec<Result<CmConfig,
                 block: [subgroups[0] * tiles[0] * frag[0], subgroups[1] * tiles[1] * frag[1]],
                 workgroup: 0,
                 unroll: 1,
+                early,
             };
             khr_fit(ctx, config, elem)
         })
@@ -368,6 +390,7 @@ fn nv_fit(ctx: &Context, elem: Elem, [bm, bn, bk]: [u32; 3], unroll: u32, wg: Op
         block: [bm, bn],
         workgroup: s.workgroup_invocations,
         unroll,
+        early: false,
     })
 }
 
@@ -506,6 +529,7 @@ impl<'c> CoopGemm<'c> {
                 ("BK", config.bk),
                 ("SUBGROUP_SIZE", size),
                 ("STAGE_ONLY", u32::from(stage_only)),
+                ("EARLY_LOADS", u32::from(config.early)),
             ]));
         }
         if let Some((common, shape)) = fault {
@@ -747,6 +771,7 @@ mod tests {
                             ("TM", 4),
                             ("TN", 2),
                             ("BK", 2 * fk),
+                            ("EARLY_LOADS", u32::from(fault.is_some())),
                             ("SUBGROUP_SIZE", 32),
                             ("WORKGROUP_SIZE", 256),
                         ]));
@@ -842,9 +867,15 @@ mod tests {
             block: [128, 128],
             workgroup: 0,
             unroll: 1,
+            early: false,
         };
         assert_eq!(khr.name(), "coopmat 16x16x16 sg2x4 t4x2 bk32");
         assert_eq!(CmConfig::parse(&khr.name()), Some(khr));
+        let early = CmConfig { early: true, ..khr };
+        assert_eq!(early.name(), "coopmat 16x16x16 sg2x4 t4x2 bk32 early");
+        assert_eq!(CmConfig::parse(&early.name()), Some(early));
+        assert_eq!(CmConfig::parse("coopmat 16x16x16 sg2x4 t4x2 bk32 late"), None);
+        assert_eq!(CmConfig::parse("coopmat2 128x256x32 wg256 early"), None);
         let nv = CmConfig::parse("coopmat2 128x256x32 wg256").expect("parses");
         assert_eq!((nv.block, nv.bk, nv.workgroup), ([128, 256], 32, 256));
         assert_eq!(nv.name(), "coopmat2 128x256x32 wg256");
