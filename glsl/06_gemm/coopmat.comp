@@ -85,6 +85,7 @@ void store_tiles(uint buf) {
 #ifndef EARLY_LOADS
 #define EARLY_LOADS 0
 #endif
+// ANCHOR: stage_only
 #if STAGE_ONLY
 // The staging ceiling's stand-in for acc += a·b: each A fragment's elements (once per K step
 // of a fragment, at j = 0) and each B fragment's (once, at i = 0) summed into sink.
@@ -95,6 +96,7 @@ float16_t sink = float16_t(0);
 #else
 #define MULTIPLY_ADD(acc, a, b, i, j) acc = coopMatMulAdd(a, b, acc)
 #endif
+// ANCHOR_END: stage_only
 
 void main() {
     uint m0 = gl_WorkGroupID.y * BM;
