@@ -161,8 +161,9 @@ void main() {
             load_tiles(m0, n0, (s + 2) * BK);  // in flight through the barrier and the next step
         }
         // The other buffer is written before the next step reads it, and this buffer is read
-        // by every subgroup before the step after next overwrites it (or, after the last step,
-        // before the epilogue's scratch does).
+        // by every subgroup (with STAGE_ONLY, also by the accumulators' first loads) before the
+        // next step stores the tiles after it here, or, after the last step, before the
+        // epilogue's scratch overwrites it.
         barrier();
     }
 // ANCHOR_END: steps
