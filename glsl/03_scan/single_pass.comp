@@ -12,8 +12,8 @@
 // 64-bit buffer atomics (or with --lookback-word 32) the state is two 32-bit words instead,
 // each with the tag in its high half above half the value's bits (LOOKBACK_STATE
 // LB_TWO_WORDS32, lookback.glsl): ready when both carry this run's tag.
-// Who looks back: with LOOKBACK_SUBGROUP (the host's default on a GPU with a fixed subgroup
-// size) the workgroup's last subgroup holds no elements and looks back from the start while
+// Who looks back: with LOOKBACK_SUBGROUP (the host's default where the subgroup size is fixed,
+// see harness::lookback_lanes) the workgroup's last subgroup holds no elements and looks back from the start while
 // the others load; the last of those to finish publishes the aggregate, and whichever of the
 // two finishes second publishes the prefix (scan_with_lookback_subgroup). Otherwise the first
 // subgroup looks back after the tile scan (the narrow look-back).

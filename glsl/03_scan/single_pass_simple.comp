@@ -39,7 +39,7 @@ void publish(uint flag, T value) {
 }
 
 // Tile p's state, read with an atomic add of 0: a compiler may merge repeated relaxed loads of
-// one address (llvmpipe does), but not read-modify-writes. POLL_BURST (host define): 1 on a GPU;
+// one address (llvmpipe does), but not read-modify-writes. POLL_BURST (host define): 1, but
 // a CPU device reads up to that many times while NOT_READY, unrolled (flag_word.glsl's budget).
 uint64_t read_state(int p) {
     uint64_t s = uint64_t(NOT_READY) << 32;

@@ -103,7 +103,8 @@ void load_row(uint first, bool whole_tile, out D4 v) {
 // 04 compares the two). Two loads deep, the loop is written twice so that the uniform whole-tile
 // branch stands outside it, taken once for all the rows (chapter 04 compares the placements).
 // One load deep, the branch stays inside: outside, the two copies of the loop hold more
-// registers, fewer workgroups fit a multiprocessor, and small inputs run slower (chapter 04).
+// registers, so fewer workgroups fit a multiprocessor, which small inputs need to hide the
+// look-back's latency (chapter 04 compares the placements).
 void load_rows(uint segment_first, uint first_row, bool whole_tile, out D4 v[ROWS]) {
 #if DEPTH == 1
     [[unroll]] for (uint r = 0; r < ROWS; ++r) {

@@ -1,7 +1,7 @@
 // clock_probe.comp — times the multiprocessors' clock, not memory. One invocation runs `steps`
 // multiply-adds, each waiting for the one before, and writes the result: the dispatch takes
 // about steps × (latency of one multiply-add) cycles whatever the memory does, so its time
-// follows the SM clock. The bench warm-up uses it to tell an idle-clocked GPU from a fast one.
+// follows the SM clock. The bench warm-up uses it to tell idle clocks from full ones.
 #version 450
 
 layout(local_size_x_id = 0) in;

@@ -176,7 +176,7 @@ uint claim_tile(uint tiles) {
 // One invocation waits (at most SPIN_LIMIT polls) until the closest predecessor is ready,
 // before its subgroup or workgroup polls a whole window: while that tile is not ready, the
 // other invocations' loads would only compete with other tiles' data in L2.
-// POLL_BURST (host define): 1 on a GPU; on a CPU device each of the SPIN_LIMIT rounds polls
+// POLL_BURST (host define): 1, but on a CPU device each of the SPIN_LIMIT rounds polls
 // POLL_BURST times in a row (unrolled, so not counted against llvmpipe's loop budget, see
 // flag_word.glsl), since a predecessor there takes tens of microseconds a tile, longer than
 // SPIN_LIMIT single polls.

@@ -16,11 +16,10 @@ pub const STATE_STRIDE: usize = 16;
 pub const HAS_PREFIX: u64 = 2;
 
 /// Polls a round of the wait for the closest predecessor on a CPU device (the shader's
-/// POLL_BURST; 1 on a GPU): a tile there takes tens of microseconds, longer than the
-/// `SPIN_LIMIT` rounds of one poll each last, and llvmpipe bounds a shader's loop iterations,
-/// not its unrolled polls. On lavapipe (2^20, `--bench --iters 5`) it took the single passes'
-/// stalls from most runs to none. 32-bit states take twice as many: their polls return sooner,
-/// and as many of them gave up more often.
+/// POLL_BURST; 1 elsewhere): a tile there takes longer than the `SPIN_LIMIT` rounds of one poll
+/// each last, and llvmpipe bounds a shader's loop iterations, not its unrolled polls, so single
+/// polls would give up on predecessors that are only slow. 32-bit states take twice as many:
+/// their polls return sooner.
 pub const CPU_POLL_BURST: u32 = 32;
 
 /// The shader defines that fix the tile-state layout (`STATE_STRIDE`, `HAS_PREFIX`,

@@ -186,7 +186,7 @@ const REDUCE_THEN_SCAN_TILE: TileShape = TileShape { workgroup: WORKGROUP, items
 /// registers and so fit more workgroups on a multiprocessor, finish sooner. Up to 2^20 every
 /// tile runs at once whatever its registers, and workgroups of 512 with 12 elements an
 /// invocation take tiles of about the same size with 3 rows a lane. From 2^25 the scan is bound
-/// by memory, and 256 × 24 moves it fastest: more elements a load than 256 × 16, and fewer
+/// by memory, and 256 × 24 suits it: more elements a load than 256 × 16, and fewer
 /// registers than larger tiles, which fit fewer workgroups on a multiprocessor. Args'
 /// after_help repeats this table for `--help`.
 const SINGLE_PASS_TILES: [(u64, TileShape); 4] = [

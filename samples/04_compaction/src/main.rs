@@ -236,10 +236,9 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
 }
 
 // ANCHOR: tile_shape
-/// The stable variants' workgroup size and elements per invocation by form, one load a tile,
-/// the fastest in chapter 04's comparison: 512 × 16 (few enough registers for several
-/// workgroups a multiprocessor, and one look-back subgroup for 15 data subgroups); unique,
-/// slower at that shape, keeps 256 × 24. Two loads a tile take TWO_DEEP_ITEMS a lane at each.
+/// The stable variants' workgroup size and elements per invocation by form, one load a tile
+/// (chapter 04 compares the shapes): 512 × 16, few enough registers for several workgroups a
+/// multiprocessor and one look-back subgroup for 15 data subgroups; unique keeps 256 × 24. Two loads a tile take TWO_DEEP_ITEMS a lane at each.
 /// `--workgroup` and `--items` replace either; a default workgroup shrinks to the device's
 /// limit (TileArgs::workgroup_or). Args' after_help repeats this for `--help`.
 fn tile_shape(ctx: &Context, form: Form, args: &Args) -> (u32, u32) {
@@ -254,8 +253,8 @@ fn tile_shape(ctx: &Context, form: Form, args: &Args) -> (u32, u32) {
 /// again after the look-back), which halves the look-backs a byte with no more elements held
 /// (at TWO_DEEP_ITEMS a lane, select holds no more registers than one depth of 16). Not
 /// partition (which would read the first depth again for its rejected elements) nor unique
-/// (which holds more registers at two depths than at one), both slower at two (chapter 04
-/// compares them), nor the narrow look-back and the three passes.
+/// (which holds more registers at two depths than at one), as chapter 04's comparison of them
+/// found, nor the narrow look-back and the three passes.
 fn two_deep_possible(variant: Variant, form: Form, lookback_lanes: u32) -> bool {
     variant == Variant::SinglePass && lookback_lanes > 0 && matches!(form, Form::Select | Form::Flags)
 }
@@ -267,8 +266,8 @@ const TWO_DEEP_FROM: u64 = 1 << 25;
 
 /// Elements an invocation loads at each of two depths, unless `--items` says otherwise: 12, not
 /// 16. At 512 × 16 the first depth's test bits, held for its re-read, cost select registers and
-/// so workgroups a multiprocessor; at 512 × 12 it holds no more than one depth of 16. That makes
-/// half the elements kept faster and a tenth kept slower (chapter 04 has both).
+/// so workgroups a multiprocessor; at 512 × 12 it holds no more than one depth of 16 (chapter 04
+/// compares the two by share of elements kept).
 const TWO_DEEP_ITEMS: u32 = 12;
 
 /// Loads of `items` a lane a tile by input size, as (largest n, depth): one, or `--depth`'s,

@@ -308,7 +308,7 @@ const HISTOGRAM_ITEMS: u32 = 4;
 /// Keys per histogram chunk, the unit of a workgroup's grid-stride loop.
 const HISTOGRAM_CHUNK: u32 = WORKGROUP * 4 * HISTOGRAM_ITEMS;
 /// The most histogram workgroups in one dispatch: about one full wave of 256-invocation
-/// workgroups on a large GPU (over a hundred multiprocessors, 8 such workgroups each). Each
+/// workgroups on a device of over a hundred multiprocessors holding 8 such workgroups each. Each
 /// workgroup flushes its private bins once, so a bin in device memory takes at most this many
 /// atomics whatever the size: at 2^28 keys and 256 bins, 1024 instead of 65 536 per bin (one
 /// per 4096-key chunk).

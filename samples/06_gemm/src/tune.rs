@@ -2,7 +2,7 @@
 //! padding × subgroup strategy × workgroup size, [`simt::grid`]; the cooperative-matrix block
 //! shapes, [`coopmat::grid`]) on one problem per size class, keeps the fastest per class, type and variant, and saves them keyed by device and
 //! driver. Later runs take the configuration of a problem's class from, in order: `--config
-//! FILE`, the per-user cache, the table committed for the reference GPU (compiled in), else
+//! FILE`, the per-user cache, the committed table of the reference device (compiled in), else
 //! the first configuration of the grid the device can run.
 
 use crate::check::{self, Kind};
@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use vk_compute::Context;
 
-/// The table committed for the reference GPU (see `--tune-out`).
+/// The committed table of the reference device (see `--tune-out`).
 const COMMITTED: &str = include_str!("../tuned/nvidia.json");
 
 /// Problems are tuned by class: their best configurations differ.
@@ -310,7 +310,7 @@ pub fn tune(
             let shape = class.tuning_shape(cpu);
             let x = check::inputs(shape, elem, Kind::Real, seed, 1.0, 0.0);
             let mut io = crate::Io::upload(ctx, elem, &x, shape)?;
-            // Building and checking the grid leaves the GPU idle: bring its clocks up before the
+            // Building and checking the grid leaves the device idle: bring its clocks up before the
             // first point is timed, or that point runs at idle clocks and reads as a slow tile.
             harness::warm_up_for(ctx, std::time::Duration::from_secs(1))?;
             for (job, gemm) in &built {
