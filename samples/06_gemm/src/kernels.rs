@@ -66,21 +66,13 @@ impl<'c> Built<'c> {
         }
     }
 
-    /// The staging ceiling of this configuration, where it has one (coopmat.rs).
-    pub fn staging_only(&self, ctx: &'c Context) -> Result<Option<Built<'c>>> {
+    /// The staging ceiling of this configuration, where it has one (coopmat.rs), with the
+    /// bytes of A and B tiles it reads from global memory over `shape`.
+    pub fn staging_only(&self, ctx: &'c Context, shape: Shape) -> Result<Option<(Built<'c>, u64)>> {
         Ok(match self {
             Built::Simt(_) => None,
-            Built::Coop(g) => g.staging_only(ctx)?.map(Built::Coop),
+            Built::Coop(g) => g.staging_only(ctx)?.map(|c| (Built::Coop(c), g.staged_bytes(shape))),
         })
-    }
-
-    /// Bytes of A and B tiles the kernel reads from global memory over `shape` (0 where not
-    /// counted: the SIMT kernels).
-    pub fn staged_bytes(&self, shape: Shape) -> u64 {
-        match self {
-            Built::Simt(_) => 0,
-            Built::Coop(g) => g.staged_bytes(shape),
-        }
     }
 
     /// Elements of the split-K workspace `shape` needs (0: none).

@@ -301,12 +301,12 @@ fn staging_ceiling(
     io: &Io,
     shape: Shape,
 ) -> Result<()> {
-    let Some(stage) = gemm.staging_only(ctx)? else { return Ok(()) };
+    let Some((stage, staged)) = gemm.staging_only(ctx, shape)? else { return Ok(()) };
     let label = format!("staging {name} {} ({config})", shape.label());
     report.pipeline_stats(&label, [stage.kernel()])?;
     let times = measure(ctx, common, |rec| stage.record(rec, io.bindings(), None, shape, 1.0, 0.0))?;
     let ops = 2 * u64::from(shape.m) * u64::from(shape.n) * u64::from(shape.k);
-    report.bench_row(BenchRow::new(&label, 0, stage.staged_bytes(shape), ops, &times, None));
+    report.bench_row(BenchRow::new(&label, 0, staged, ops, &times, None));
     Ok(())
 }
 
