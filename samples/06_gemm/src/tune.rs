@@ -77,6 +77,14 @@ pub struct Point {
     pub note: Option<String>,
 }
 
+impl Point {
+    /// The variant's name: the configuration's first word (a configuration the device cannot
+    /// have is named by its variant alone).
+    fn variant_name(&self) -> &str {
+        self.config.split_whitespace().next().unwrap_or("")
+    }
+}
+
 /// The tuning of one device and driver.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Table {
@@ -130,11 +138,12 @@ impl TableFile {
                     merged.best.push(b.clone());
                 }
             }
-            for p in &old.grid {
-                if !merged.grid.iter().any(|n| (n.elem, n.class, &n.config) == (p.elem, p.class, &p.config)) {
-                    merged.grid.push(p.clone());
-                }
-            }
+            // The grid of a type and variant tuned now replaces the old one whole, so that
+            // points of configurations the grid no longer has (or no longer fit) go with it.
+            let tuned_now =
+                |p: &Point| merged.grid.iter().any(|n| (n.elem, n.variant_name()) == (p.elem, p.variant_name()));
+            let kept: Vec<Point> = old.grid.iter().filter(|p| !tuned_now(p)).cloned().collect();
+            merged.grid.extend(kept);
         }
         file.tables.retain(|t| !(t.device == table.device && t.driver == table.driver));
         file.tables.push(merged);
@@ -384,4 +393,41 @@ fn tuning_check(ctx: &Context, job: &Job, gemm: &Built, elem: Elem, seed: u64, r
         }
     }
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(elem: Elem, config: &str, tflops: Option<f64>) -> Point {
+        let shape = "4096x4096x4096".to_string();
+        let note = tflops.is_none().then(|| format!("{config}: does not fit"));
+        Point { elem, class: Class::Square, shape, config: config.into(), tflops, note }
+    }
+
+    /// A new tuning of one type and variant replaces that grid whole (stale and unfit points
+    /// included) and keeps the grids of the others.
+    #[test]
+    fn a_tuning_replaces_its_grid_and_keeps_the_others() {
+        let path = std::env::temp_dir().join(format!("gemm-tune-merge-{}.json", std::process::id()));
+        let table = |grid: Vec<Point>| Table { device: "GPU".into(), driver: "1".into(), best: Vec::new(), grid };
+        let old = table(vec![
+            point(Elem::Int8, "coopmat 16x16x32 sg2x4 t4x4 bk32", Some(1.0)),
+            point(Elem::Int8, "coopmat", None),
+            point(Elem::Int8, "coopmat2 128x128x32 wg256", Some(2.0)),
+            point(Elem::F16, "coopmat 16x16x16 sg4x4 t2x4 bk16", Some(3.0)),
+        ]);
+        TableFile::merge_into(&path, &old).expect("write the old table");
+        let new = table(vec![point(Elem::Int8, "coopmat 16x16x32 sg2x4 t4x2 bk32", Some(4.0))]);
+        TableFile::merge_into(&path, &new).expect("merge the new table");
+        let file = TableFile::read(&path).expect("read the merged table");
+        std::fs::remove_file(&path).ok();
+        let configs: Vec<(Elem, &str)> = file.tables[0].grid.iter().map(|p| (p.elem, p.config.as_str())).collect();
+        let want = [
+            (Elem::Int8, "coopmat 16x16x32 sg2x4 t4x2 bk32"),
+            (Elem::Int8, "coopmat2 128x128x32 wg256"),
+            (Elem::F16, "coopmat 16x16x16 sg4x4 t2x4 bk16"),
+        ];
+        assert_eq!(configs, want);
+    }
 }
