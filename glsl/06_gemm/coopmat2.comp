@@ -10,6 +10,10 @@
 // workgroup's matrices; the workgroup size (WORKGROUP_SIZE) is one the device lists for
 // workgroup scope. BM, BN, BK: multiples of the listed granularities; UNROLL: K steps per
 // iteration of the interior loop.
+// CEILING (interior blocks only; timed, never checked) builds a ceiling instead of a GEMM:
+// 1, the tiles: every K step reloads one of the slices of the first two iterations, which stay
+// in the cache, so the driver's loads run without DRAM behind them; 2, the multiply-adds: A
+// and B are filled from α in registers and nothing is loaded, the workgroup-scope MMA-only rate.
 // Needs: VK_NV_cooperative_matrix2 (workgroup scope, flexible dimensions, tensor addressing;
 // per-element operations for --inject-fault off-by-one), SPIR-V 1.6; ELEM/OUT as in
 // coopmat_io.glsl, where OUT is f32 for f32 accumulation with bf16 inputs (a bf16 accumulator
@@ -21,6 +25,10 @@
 #include "coopmat_io.glsl"
 
 layout(local_size_x_id = 0) in;
+
+#ifndef CEILING
+#define CEILING 0
+#endif
 
 #if OUT == 0
 #define D_TYPE float
@@ -86,8 +94,15 @@ void main() {
             [[unroll]] for (uint h = 0; h < UNROLL; h++) {
                 coopmat<A_TYPE, gl_ScopeWorkgroup, BM, BK, gl_MatrixUseA> a;
                 coopmat<A_TYPE, gl_ScopeWorkgroup, BK, BN, gl_MatrixUseB> b;
-                coopMatLoadTensorNV(a, a4, 0, sliceTensorLayoutNV(fast_a, m0, BM, k0 + h * BK, BK));
-                coopMatLoadTensorNV(b, b4, 0, sliceTensorLayoutNV(fast_b, k0 + h * BK, BK, n0, BN));
+#if CEILING == 2
+                // Values that change with k0, so that no fill is hoisted out of the loop.
+                a = coopmat<A_TYPE, gl_ScopeWorkgroup, BM, BK, gl_MatrixUseA>(A_TYPE(alpha * float(k0 + 1)));
+                b = coopmat<A_TYPE, gl_ScopeWorkgroup, BK, BN, gl_MatrixUseB>(A_TYPE(alpha));
+#else
+                uint k = CEILING == 1 ? k0 % (2 * UNROLL * BK) : k0;
+                coopMatLoadTensorNV(a, a4, 0, sliceTensorLayoutNV(fast_a, m0, BM, k + h * BK, BK));
+                coopMatLoadTensorNV(b, b4, 0, sliceTensorLayoutNV(fast_b, k + h * BK, BK, n0, BN));
+#endif
 #if INJECT_FAULT == 2
                 if (FAULT_ELEMENT / K - m0 < BM && FAULT_ELEMENT % K - (k0 + h * BK) < BK) {
                     coopMatPerElementNV(a, a, shifted, m0, k0 + h * BK);

@@ -450,6 +450,33 @@ pub fn config(ctx: &Context, variant: Variant, elem: Elem, pinned: Option<CmConf
     Err(why)
 }
 
+/// A ceiling built from a GEMM configuration: the kernel with part of its work taken out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ceiling {
+    /// KHR: the staging and fragment loads, the multiply-adds replaced by sums.
+    Staging,
+    /// `coopmat2`: the driver's loads, from tiles that stay in the cache.
+    CachedTiles,
+    /// `coopmat2`: the workgroup-scope multiply-adds alone.
+    MmaOnly,
+}
+
+impl Ceiling {
+    /// The first word of its bench row.
+    pub fn label(self) -> &'static str {
+        match self {
+            Ceiling::Staging => "staging",
+            Ceiling::CachedTiles => "cached",
+            Ceiling::MmaOnly => "peak",
+        }
+    }
+
+    /// Whether its row counts the tile bytes the kernel loads.
+    pub fn loads_tiles(self) -> bool {
+        self != Ceiling::MmaOnly
+    }
+}
+
 /// One cooperative-matrix configuration built for one input and output type: its pipeline.
 pub struct CoopGemm<'c> {
     pub config: CmConfig,
@@ -467,27 +494,35 @@ impl<'c> CoopGemm<'c> {
         elem: Elem,
         fault: Option<(&harness::CommonArgs, Shape)>,
     ) -> Result<Result<Self, String>> {
-        Self::build(ctx, config, elem, fault, false)
+        Self::build(ctx, config, elem, fault, None)
     }
 
-    /// The staging ceiling of a KHR f16 configuration: its kernel with the multiply-adds
-    /// replaced by sums of the fragments (STAGE_ONLY in coopmat.comp), timed beside the GEMM
-    /// and never checked. None for other variants and types.
-    pub fn staging_only(&self, ctx: &'c Context) -> Result<Option<Self>> {
-        if self.config.variant != Variant::Coopmat || self.elem != Elem::F16 {
-            return Ok(None);
-        }
-        match Self::build(ctx, self.config, self.elem, None, true)? {
-            Ok(ceiling) => Ok(Some(ceiling)),
-            Err(why) => {
-                out(format!("note: no staging ceiling for {}: {why}", self.config.name()));
-                Ok(None)
+    /// The ceilings of this configuration at `shape`, each its kernel built another way, timed
+    /// beside the GEMM and never checked: KHR f16, the staging (STAGE_ONLY in coopmat.comp);
+    /// `coopmat2` f16 where every block is interior, the cached tiles and the multiply-adds
+    /// alone (CEILING in coopmat2.comp). None for other variants and types.
+    pub fn ceilings(&self, ctx: &'c Context, shape: Shape) -> Result<Vec<(Ceiling, Self)>> {
+        let [bm, bn] = self.config.block;
+        let interior = shape.m.is_multiple_of(bm)
+            && shape.n.is_multiple_of(bn)
+            && shape.k.is_multiple_of(self.config.unroll * self.config.bk);
+        let kinds: &[Ceiling] = match (self.config.variant, self.elem) {
+            (Variant::Coopmat, Elem::F16) => &[Ceiling::Staging],
+            (Variant::Coopmat2, Elem::F16) if interior => &[Ceiling::CachedTiles, Ceiling::MmaOnly],
+            _ => &[],
+        };
+        let mut built = Vec::new();
+        for &kind in kinds {
+            match Self::build(ctx, self.config, self.elem, None, Some(kind))? {
+                Ok(ceiling) => built.push((kind, ceiling)),
+                Err(why) => out(format!("note: no {} ceiling for {}: {why}", kind.label(), self.config.name())),
             }
         }
+        Ok(built)
     }
 
-    /// Bytes the KHR kernel stages from global memory over `shape`: every workgroup's A and B
-    /// tiles, every K step (what the L2 cache serves, however often DRAM is read).
+    /// Bytes of A and B tiles the kernel loads over `shape`: every workgroup's tiles, every K
+    /// step (what the L2 cache serves, however often DRAM is read).
     pub fn staged_bytes(&self, shape: Shape) -> u64 {
         let [bm, bn] = self.config.block.map(u64::from);
         let (m, n, k, bk) = (u64::from(shape.m), u64::from(shape.n), u64::from(shape.k), u64::from(self.config.bk));
@@ -500,7 +535,7 @@ impl<'c> CoopGemm<'c> {
         config: CmConfig,
         elem: Elem,
         fault: Option<(&harness::CommonArgs, Shape)>,
-        stage_only: bool,
+        ceiling: Option<Ceiling>,
     ) -> Result<Result<Self, String>> {
         if let Some(why) = unavailable(ctx, config.variant, elem) {
             return Ok(Err(why));
@@ -518,6 +553,10 @@ impl<'c> CoopGemm<'c> {
                 ("BN", config.block[1]),
                 ("BK", config.bk),
                 ("UNROLL", config.unroll),
+                (
+                    "CEILING",
+                    ceiling.map_or(0, |c| (c == Ceiling::CachedTiles) as u32 + 2 * (c == Ceiling::MmaOnly) as u32),
+                ),
             ]));
         } else {
             let Some((size, must_require)) = crate::simt::subgroup_size(ctx) else {
@@ -534,7 +573,7 @@ impl<'c> CoopGemm<'c> {
                 ("TN", config.tiles[1]),
                 ("BK", config.bk),
                 ("SUBGROUP_SIZE", size),
-                ("STAGE_ONLY", u32::from(stage_only)),
+                ("STAGE_ONLY", u32::from(ceiling == Some(Ceiling::Staging))),
                 ("EARLY_LOADS", u32::from(config.early)),
             ]));
         }
@@ -789,6 +828,14 @@ mod tests {
                     if variant == Variant::Coopmat && elem == Elem::F16 && fault.is_none() {
                         defines.extend(harness::numeric_defines(&[("STAGE_ONLY", 1)]));
                         vk_compute::compile_glsl(shader, &defines).expect("the staging ceiling compiles");
+                    }
+                    if variant == Variant::Coopmat2 && elem == Elem::F16 && fault.is_none() {
+                        for ceiling in [1, 2] {
+                            let mut defines = defines.clone();
+                            defines.extend(harness::numeric_defines(&[("CEILING", ceiling)]));
+                            vk_compute::compile_glsl_for(shader, &defines, nv)
+                                .unwrap_or_else(|e| panic!("coopmat2 ceiling {ceiling}: {e:#}"));
+                        }
                     }
                 }
             }

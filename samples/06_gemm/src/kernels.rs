@@ -66,12 +66,18 @@ impl<'c> Built<'c> {
         }
     }
 
-    /// The staging ceiling of this configuration, where it has one (coopmat.rs), with the
-    /// bytes of A and B tiles it reads from global memory over `shape`.
-    pub fn staging_only(&self, ctx: &'c Context, shape: Shape) -> Result<Option<(Built<'c>, u64)>> {
+    /// The ceilings of this configuration at `shape`, where it has any (coopmat.rs): each with
+    /// its row's first word and the bytes of A and B tiles it loads (0 where it loads none).
+    pub fn ceilings(&self, ctx: &'c Context, shape: Shape) -> Result<Vec<(&'static str, Built<'c>, u64)>> {
         Ok(match self {
-            Built::Simt(_) => None,
-            Built::Coop(g) => g.staging_only(ctx)?.map(|c| (Built::Coop(c), g.staged_bytes(shape))),
+            Built::Simt(_) => Vec::new(),
+            Built::Coop(g) => g
+                .ceilings(ctx, shape)?
+                .into_iter()
+                .map(|(kind, c)| {
+                    (kind.label(), Built::Coop(c), if kind.loads_tiles() { g.staged_bytes(shape) } else { 0 })
+                })
+                .collect(),
         })
     }
 
