@@ -94,6 +94,7 @@ void main() {
             [[unroll]] for (uint h = 0; h < UNROLL; h++) {
                 coopmat<A_TYPE, gl_ScopeWorkgroup, BM, BK, gl_MatrixUseA> a;
                 coopmat<A_TYPE, gl_ScopeWorkgroup, BK, BN, gl_MatrixUseB> b;
+// ANCHOR: ceiling
 #if CEILING == 2
                 // Values that change with k0, so that no fill is hoisted out of the loop.
                 a = coopmat<A_TYPE, gl_ScopeWorkgroup, BM, BK, gl_MatrixUseA>(A_TYPE(alpha * float(k0 + 1)));
@@ -103,6 +104,7 @@ void main() {
                 coopMatLoadTensorNV(a, a4, 0, sliceTensorLayoutNV(fast_a, m0, BM, k + h * BK, BK));
                 coopMatLoadTensorNV(b, b4, 0, sliceTensorLayoutNV(fast_b, k + h * BK, BK, n0, BN));
 #endif
+// ANCHOR_END: ceiling
 #if INJECT_FAULT == 2
                 if (FAULT_ELEMENT / K - m0 < BM && FAULT_ELEMENT % K - (k0 + h * BK) < BK) {
                     coopMatPerElementNV(a, a, shifted, m0, k0 + h * BK);
