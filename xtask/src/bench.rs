@@ -558,10 +558,25 @@ impl Earlier {
     }
 }
 
-/// The peers file's text, if it is one JSON document.
+/// The schema of the document `xtask/peers/peers.py` writes, the only one the reports read.
+const PEERS_SCHEMA: &str = "subgroup-suite-peers/1";
+
+/// The peers file's text, if it is one JSON document of `PEERS_SCHEMA` whose every row names
+/// the sample it stands beside (another script's rows would be kept but never shown).
 fn read_peers(path: &Path) -> std::result::Result<String, String> {
-    let text = fs::read_to_string(path).map_err(|e| format!("cannot read the peers file {}: {e}", path.display()))?;
-    json::parse(&text).map_err(|e| format!("the peers file {} is not JSON: {e}", path.display()))?;
+    let shown = path.display();
+    let text = fs::read_to_string(path).map_err(|e| format!("cannot read the peers file {shown}: {e}"))?;
+    let document = json::parse(&text).map_err(|e| format!("the peers file {shown} is not JSON: {e}"))?;
+    let schema = document.get("schema").and_then(Value::as_str).unwrap_or("none");
+    if schema != PEERS_SCHEMA {
+        return Err(format!(
+            "the peers file {shown} has schema {schema}, not {PEERS_SCHEMA}: it was not written by xtask/peers/peers.py"
+        ));
+    }
+    let rows = document.get("rows").map(Value::elements).unwrap_or_default();
+    if rows.iter().any(|row| row.get("sample").and_then(Value::as_str).is_none()) {
+        return Err(format!("the peers file {shown} has a row that names no sample"));
+    }
     Ok(text.trim().to_string())
 }
 
@@ -819,6 +834,22 @@ mod tests {
         let first = &bench.get("runs").unwrap().elements()[0];
         assert_eq!(first.get("wall_seconds").and_then(Value::as_f64), Some(1.5));
         assert_eq!(first.get("commit").and_then(Value::as_str), Some("0123abc"));
+    }
+
+    #[test]
+    fn peers_of_another_schema_or_without_samples_are_refused() {
+        let path = std::env::temp_dir().join(format!("peers-schema-{}.json", std::process::id()));
+        let row = r#"{"sample": "06_gemm", "beside": "best f32", "work": "torch.mm", "tflops": 50.0}"#;
+        let cases = [
+            (format!(r#"{{"schema": "{PEERS_SCHEMA}", "rows": [{row}]}}"#), true),
+            (format!(r#"{{"device": "GPU", "rows": [{row}]}}"#), false),
+            (format!(r#"{{"schema": "{PEERS_SCHEMA}", "rows": [{{"work": "sgemm", "tflops": 50.0}}]}}"#), false),
+        ];
+        for (text, good) in cases {
+            fs::write(&path, &text).unwrap();
+            assert_eq!(read_peers(&path).is_ok(), good, "{text}");
+        }
+        fs::remove_file(&path).ok();
     }
 
     #[test]
