@@ -471,6 +471,15 @@ impl Ceiling {
         }
     }
 
+    /// The shader define that builds it (coopmat.comp's STAGE_ONLY, coopmat2.comp's CEILING).
+    fn define(self) -> (&'static str, u32) {
+        match self {
+            Ceiling::Staging => ("STAGE_ONLY", 1),
+            Ceiling::CachedTiles => ("CEILING", 1),
+            Ceiling::MmaOnly => ("CEILING", 2),
+        }
+    }
+
     /// Whether its row counts the tile bytes the kernel loads.
     pub fn loads_tiles(self) -> bool {
         self != Ceiling::MmaOnly
@@ -553,10 +562,6 @@ impl<'c> CoopGemm<'c> {
                 ("BN", config.block[1]),
                 ("BK", config.bk),
                 ("UNROLL", config.unroll),
-                (
-                    "CEILING",
-                    ceiling.map_or(0, |c| (c == Ceiling::CachedTiles) as u32 + 2 * (c == Ceiling::MmaOnly) as u32),
-                ),
             ]));
         } else {
             let Some((size, must_require)) = crate::simt::subgroup_size(ctx) else {
@@ -573,9 +578,11 @@ impl<'c> CoopGemm<'c> {
                 ("TN", config.tiles[1]),
                 ("BK", config.bk),
                 ("SUBGROUP_SIZE", size),
-                ("STAGE_ONLY", u32::from(ceiling == Some(Ceiling::Staging))),
                 ("EARLY_LOADS", u32::from(config.early)),
             ]));
+        }
+        if let Some(c) = ceiling {
+            defines.extend(harness::numeric_defines(&[c.define()]));
         }
         if let Some((common, shape)) = fault {
             let per_element = ctx.caps().coop_mat2.as_ref().is_some_and(|c| c.per_element_operations);
