@@ -19,6 +19,9 @@
 // partial block, without α and β, to the workspace P (P[slice][row][col]), and
 // split_reduce.comp then sums the slices into D. Slices are whole steps, so no k is counted
 // twice.
+//
+// CEILING (timed beside the GEMM, never checked) builds a ceiling instead of a GEMM: the step
+// loop with part of its work taken out (ceiling_steps below).
 #ifndef BLOCK_TILE_GLSL
 #define BLOCK_TILE_GLSL
 #extension GL_EXT_control_flow_attributes : require
@@ -36,6 +39,9 @@ layout(local_size_x_id = 0) in;
 #define B_LOADS ((B_VECS + WORKGROUP_SIZE - 1) / WORKGROUP_SIZE)
 #ifndef SPLIT_K
 #define SPLIT_K 1
+#endif
+#ifndef CEILING
+#define CEILING 0
 #endif
 
 #if SPLIT_K > 1
@@ -101,6 +107,31 @@ void store_tiles(uint buf) {
     }
 }
 
+// The step loop of a ceiling, which times part of the GEMM's work: CEILING 1, the tiles stay
+// resident (the first step's tiles are in both buffers and every step computes on them: no
+// global loads, no shared stores); 2, resident and without the barriers (the multiply-adds and
+// their shared-memory reads alone); 3, the staging alone (global loads, shared stores and
+// barriers, no multiply-adds). The results are wrong by design.
+void ceiling_steps(uint m0, uint n0, uint k0, uint steps, uint tx, uint ty) {
+    if (CEILING != 3 && steps > 0) {
+        store_tiles(1);
+        barrier();  // both buffers hold the first tiles before anyone reads them
+    }
+    for (uint s = 0; s < steps; s++) {
+        uint buf = s % 2;
+        if (CEILING == 3 && s + 1 < steps) {
+            load_tiles(m0, n0, k0 + (s + 1) * BK);
+            store_tiles(1 - buf);
+        }
+        if (CEILING != 3) {
+            compute_tile(buf, tx, ty);
+        }
+        if (CEILING != 2) {
+            barrier();  // as the GEMM's step: the other buffer written, this one read
+        }
+    }
+}
+
 // The whole block, for the invocation at (tx, ty) of the lane grid.
 void gemm_block(uint tx, uint ty) {
     uint slice = gl_WorkGroupID.z;
@@ -125,6 +156,9 @@ void gemm_block(uint tx, uint ty) {
         store_tiles(0);
     }
     barrier();  // the first tiles are in shared memory before anyone reads them
+#if CEILING
+    ceiling_steps(m0, n0, k0, steps, tx, ty);
+#else
 // ANCHOR: steps
     for (uint s = 0; s < steps; s++) {
         uint buf = s % 2;
@@ -140,6 +174,7 @@ void gemm_block(uint tx, uint ty) {
         barrier();
     }
 // ANCHOR_END: steps
+#endif
     if (fault_drops(tile)) {
         return;
     }

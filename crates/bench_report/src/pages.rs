@@ -582,15 +582,15 @@ fn tuner_grid(sample: &SampleRun) -> Option<String> {
     Some(t)
 }
 
-/// The ceilings a GEMM sample timed beside its rows (`peak …`, `feed …`, `staging …` and
-/// `cached …`: operations but no shape of their own), one line each.
+/// The ceilings a GEMM sample timed beside its rows (`peak …`, `feed …`, `staging …`,
+/// `cached …`, `resident …` and `inner …`: operations but no shape of their own), one line each.
 fn ceilings(sample: &SampleRun) -> Option<String> {
     let rows: Vec<&Row> = sample.bench.iter().filter(|r| r.gemm_shape().is_none() && r.flops > 0).collect();
     if rows.is_empty() {
         return None;
     }
     let mut t = String::from(
-        "*The ceilings timed in the same run: kernels that only multiply-add (`peak`), multiply-add fed by fragment loads from shared memory with a barrier per step (`feed`), a GEMM configuration with its multiply-adds taken out, its operations over the time of its staging and fragment loads alone (`staging`, with the GB/s of tiles it read), or with its tiles reloaded from a few K steps that stay in the cache (`cached`); a `peak` row that names a configuration is its multiply-adds alone; TOP/s where the row says so.*\n\n| kernel | TFLOP/s | GB/s |\n| --- | ---: | ---: |\n",
+        "*The ceilings timed in the same run: kernels that only multiply-add (`peak`), multiply-add fed by fragment loads from shared memory with a barrier per step (`feed`), a GEMM configuration with its multiply-adds taken out, its operations over the time of its staging and fragment loads alone (`staging`, with the GB/s of tiles it read), or with its tiles reloaded from a few K steps that stay in the cache (`cached`); a SIMT configuration with its tiles resident in shared memory, so that only the multiply-adds, their shared-memory reads and the barriers remain (`resident`), or without the barriers too (`inner`); a `peak` row that names a configuration is its multiply-adds alone; TOP/s where the row says so.*\n\n| kernel | TFLOP/s | GB/s |\n| --- | ---: | ---: |\n",
     );
     for r in rows {
         let gbps = if r.bytes > 0 { format!("{:.0}", r.gbps) } else { "-".into() };

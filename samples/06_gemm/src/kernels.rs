@@ -66,11 +66,18 @@ impl<'c> Built<'c> {
         }
     }
 
-    /// The ceilings of this configuration at `shape`, where it has any (coopmat.rs): each with
+    /// The ceilings of this configuration at `shape`, where it has any (simt.rs, coopmat.rs): each with
     /// its row's first word and the bytes of A and B tiles it loads (0 where it loads none).
     pub fn ceilings(&self, ctx: &'c Context, shape: Shape) -> Result<Vec<(&'static str, Built<'c>, u64)>> {
         Ok(match self {
-            Built::Simt(_) => Vec::new(),
+            Built::Simt(g) => g
+                .ceilings(ctx)?
+                .into_iter()
+                .map(|(kind, c)| {
+                    let bytes = if kind == simt::Ceiling::Staging { g.staged_bytes(shape) } else { 0 };
+                    (kind.label(), Built::Simt(c), bytes)
+                })
+                .collect(),
             Built::Coop(g) => g
                 .ceilings(ctx, shape)?
                 .into_iter()

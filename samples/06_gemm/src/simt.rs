@@ -325,6 +325,39 @@ pub struct Gemm<'c> {
     pub reduce: Option<Kernel<'c>>,
 }
 
+/// A ceiling of a `register` configuration: its kernel with part of the step loop's work
+/// taken out (CEILING in glsl/06_gemm/block_tile.glsl), timed beside the GEMM, never checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ceiling {
+    /// The tiles stay in shared memory: multiply-adds, their reads and the barriers.
+    Resident,
+    /// The multiply-adds and their shared-memory reads alone.
+    Inner,
+    /// The global loads, shared stores and barriers alone.
+    Staging,
+}
+
+impl Ceiling {
+    pub const ALL: [Ceiling; 3] = [Ceiling::Resident, Ceiling::Inner, Ceiling::Staging];
+
+    /// The first word of its bench row.
+    pub fn label(self) -> &'static str {
+        match self {
+            Ceiling::Resident => "resident",
+            Ceiling::Inner => "inner",
+            Ceiling::Staging => "staging",
+        }
+    }
+
+    fn define(self) -> u32 {
+        match self {
+            Ceiling::Resident => 1,
+            Ceiling::Inner => 2,
+            Ceiling::Staging => 3,
+        }
+    }
+}
+
 impl<'c> Gemm<'c> {
     /// Build `config` for `elem`, or say why the device cannot. `fault`: the `--inject-fault`
     /// defines for the problem the kernel will run (they depend on its shape).
@@ -333,6 +366,42 @@ impl<'c> Gemm<'c> {
         config: Config,
         elem: Elem,
         fault: Option<(&harness::CommonArgs, Shape)>,
+    ) -> Result<Result<Self, String>> {
+        Self::build(ctx, config, elem, fault, None)
+    }
+
+    /// The ceilings of a `register` f32 configuration (none for the others).
+    pub fn ceilings(&self, ctx: &'c Context) -> Result<Vec<(Ceiling, Self)>> {
+        if self.config.variant != Variant::Register || self.elem != Elem::F32 {
+            return Ok(Vec::new());
+        }
+        let mut built = Vec::new();
+        for kind in Ceiling::ALL {
+            match Self::build(ctx, self.config, self.elem, None, Some(kind))? {
+                Ok(ceiling) => built.push((kind, ceiling)),
+                Err(why) => {
+                    harness::out(format!("note: no {} ceiling for {}: {why}", kind.label(), self.config.name()))
+                }
+            }
+        }
+        Ok(built)
+    }
+
+    /// Bytes of A and B tiles the kernel loads over `shape`: every workgroup's tiles, every K
+    /// step (what the L2 cache serves, however often DRAM is read).
+    pub fn staged_bytes(&self, shape: Shape) -> u64 {
+        let c = &self.config;
+        let [bm, bn, bk] = [c.bm, c.bn, c.bk].map(u64::from);
+        let (m, n, k) = (u64::from(shape.m), u64::from(shape.n), u64::from(shape.k));
+        m.div_ceil(bm) * n.div_ceil(bn) * k.div_ceil(bk) * (bm + bn) * bk * self.elem.bytes()
+    }
+
+    fn build(
+        ctx: &'c Context,
+        config: Config,
+        elem: Elem,
+        fault: Option<(&harness::CommonArgs, Shape)>,
+        ceiling: Option<Ceiling>,
     ) -> Result<Result<Self, String>> {
         let subgroup = subgroup_size(ctx);
         if let Some(reason) = config.unsupported(ctx, elem, subgroup.map(|(s, _)| s)) {
@@ -357,6 +426,9 @@ impl<'c> Gemm<'c> {
         let mut tile_defines = tile_defines;
         if let Some((w, h)) = config.lanes {
             tile_defines.extend([("LANES_W", w), ("LANES_H", h)]);
+        }
+        if let Some(c) = ceiling {
+            tile_defines.push(("CEILING", c.define()));
         }
         if config.split > 1 {
             tile_defines.push(("SPLIT_K", config.split));
