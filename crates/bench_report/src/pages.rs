@@ -500,7 +500,8 @@ impl<'a> Context<'a> {
         let mut parts = vec![("table", table)];
         parts.extend(self.peers_table(sample, &rows).map(|t| ("peers", t)));
         parts.extend(tuner_grid(sample).map(|t| ("tune", t)));
-        parts.extend(ceilings(sample).map(|t| ("ceilings", t)));
+        parts.extend(ceilings(sample, Ceilings::MatrixUnits).map(|t| ("ceilings", t)));
+        parts.extend(ceilings(sample, Ceilings::Simt).map(|t| ("simt_ceilings", t)));
 
         // The chart draws the f32 variants beside the f32 peer (cuBLAS SGEMM): the other types'
         // peers run on tensor cores, an order of magnitude above any SIMT kernel, and belong to
@@ -582,16 +583,33 @@ fn tuner_grid(sample: &SampleRun) -> Option<String> {
     Some(t)
 }
 
+/// Which of a GEMM sample's ceilings a table holds.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ceilings {
+    /// The f32 FMA ceiling and the SIMT configurations' ceilings (chapter 06).
+    Simt,
+    /// The matrix units' (chapter 06b).
+    MatrixUnits,
+}
+
 /// The ceilings a GEMM sample timed beside its rows (`peak …`, `feed …`, `staging …`,
-/// `cached …`, `resident …` and `inner …`: operations but no shape of their own), one line each.
-fn ceilings(sample: &SampleRun) -> Option<String> {
-    let rows: Vec<&Row> = sample.bench.iter().filter(|r| r.gemm_shape().is_none() && r.flops > 0).collect();
+/// `cached …`, `resident …` and `inner …`: operations but no shape of their own), one line
+/// each; the SIMT ones are the FMA ceiling and those of an f32 `register` configuration.
+fn ceilings(sample: &SampleRun, which: Ceilings) -> Option<String> {
+    let simt = |r: &Row| r.variant == "peak f32 FMA" || r.variant.contains(" register f32 ");
+    let rows: Vec<&Row> = sample
+        .bench
+        .iter()
+        .filter(|r| r.gemm_shape().is_none() && r.flops > 0 && simt(r) == (which == Ceilings::Simt))
+        .collect();
     if rows.is_empty() {
         return None;
     }
-    let mut t = String::from(
-        "*The ceilings timed in the same run: kernels that only multiply-add (`peak`), multiply-add fed by fragment loads from shared memory with a barrier per step (`feed`), a GEMM configuration with its multiply-adds taken out, its operations over the time of its staging and fragment loads alone (`staging`, with the GB/s of tiles it read), or with its tiles reloaded from a few K steps that stay in the cache (`cached`); a SIMT configuration with its tiles resident in shared memory, so that only the multiply-adds, their shared-memory reads and the barriers remain (`resident`), or without the barriers too (`inner`); a `peak` row that names a configuration is its multiply-adds alone; TOP/s where the row says so.*\n\n| kernel | TFLOP/s | GB/s |\n| --- | ---: | ---: |\n",
-    );
+    let caption = match which {
+        Ceilings::Simt => "*The f32 ceilings timed in the same run: a kernel that only multiply-adds (`peak f32 FMA`), and a `register` configuration with part of its work taken out, its operations over the time of what is left: its tiles resident in shared memory, so that only the multiply-adds, their shared-memory reads and the barriers remain (`resident`), the same without the barriers (`inner`), or the staging alone, global loads, shared stores and barriers without the multiply-adds (`staging`, with the GB/s of tiles it read).*",
+        Ceilings::MatrixUnits => "*The matrix units' ceilings timed in the same run: kernels that only multiply-add (`peak`), multiply-add fed by fragment loads from shared memory with a barrier per step (`feed`), a GEMM configuration with its multiply-adds taken out, its operations over the time of its staging and fragment loads alone (`staging`, with the GB/s of tiles it read), or with its tiles reloaded from a few K steps that stay in the cache (`cached`); a `peak` row that names a configuration is its multiply-adds alone; TOP/s where the row says so.*",
+    };
+    let mut t = format!("{caption}\n\n| kernel | TFLOP/s | GB/s |\n| --- | ---: | ---: |\n");
     for r in rows {
         let gbps = if r.bytes > 0 { format!("{:.0}", r.gbps) } else { "-".into() };
         let _ = writeln!(t, "| {} | {:.2} | {gbps} |", r.variant, r.tflops);
