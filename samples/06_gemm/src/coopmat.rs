@@ -530,13 +530,9 @@ impl<'c> CoopGemm<'c> {
         Ok(built)
     }
 
-    /// Bytes of A and B tiles the kernel loads over `shape`: every workgroup's tiles, every K
-    /// step (what the L2 cache serves, however often DRAM is read).
+    /// Bytes of A and B tiles the kernel loads over `shape` (see [`crate::simt::staged_bytes`]).
     pub fn staged_bytes(&self, shape: Shape) -> u64 {
-        let [bm, bn] = self.config.block.map(u64::from);
-        let (m, n, k, bk) = (u64::from(shape.m), u64::from(shape.n), u64::from(shape.k), u64::from(self.config.bk));
-        let blocks = m.div_ceil(bm) * n.div_ceil(bn);
-        blocks * k.div_ceil(bk) * (bm + bn) * bk * self.elem.bytes()
+        crate::simt::staged_bytes(shape, self.config.block, self.config.bk, self.elem)
     }
 
     fn build(

@@ -387,13 +387,9 @@ impl<'c> Gemm<'c> {
         Ok(built)
     }
 
-    /// Bytes of A and B tiles the kernel loads over `shape`: every workgroup's tiles, every K
-    /// step (what the L2 cache serves, however often DRAM is read).
+    /// Bytes of A and B tiles the kernel loads over `shape` (see [`staged_bytes`]).
     pub fn staged_bytes(&self, shape: Shape) -> u64 {
-        let c = &self.config;
-        let [bm, bn, bk] = [c.bm, c.bn, c.bk].map(u64::from);
-        let (m, n, k) = (u64::from(shape.m), u64::from(shape.n), u64::from(shape.k));
-        m.div_ceil(bm) * n.div_ceil(bn) * k.div_ceil(bk) * (bm + bn) * bk * self.elem.bytes()
+        staged_bytes(shape, [self.config.bm, self.config.bn], self.config.bk, self.elem)
     }
 
     fn build(
@@ -518,6 +514,14 @@ impl<'c> Gemm<'c> {
         let push = Push { m: shape.m, n: shape.n, k: shape.k, alpha, beta };
         rec.dispatch(reduce, &bindings, &push, [reduce_groups, 1, 1])
     }
+}
+
+/// Bytes of A and B tiles a kernel of BM×BN blocks and K steps of BK loads over `shape`:
+/// every workgroup's tiles, every K step (what the L2 cache serves, however often DRAM is read).
+pub fn staged_bytes(shape: Shape, [bm, bn]: [u32; 2], bk: u32, elem: Elem) -> u64 {
+    let [bm, bn, bk] = [bm, bn, bk].map(u64::from);
+    let (m, n, k) = (u64::from(shape.m), u64::from(shape.n), u64::from(shape.k));
+    m.div_ceil(bm) * n.div_ceil(bn) * k.div_ceil(bk) * (bm + bn) * bk * elem.bytes()
 }
 
 /// Record one dispatch of a GEMM kernel over `shape`, one workgroup per BM×BN block of D (x
