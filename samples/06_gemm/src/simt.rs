@@ -100,15 +100,19 @@ pub struct Config {
     pub lanes: Option<(u32, u32)>,
     /// Split-K: slices of K computed by separate workgroups and summed by a second pass (1: none).
     pub split: u32,
+    /// register: invocations that only stage the next tiles (producers), added to the
+    /// (BM/TM)·(BN/TN) that compute; 0: every invocation does both.
+    #[serde(default)]
+    pub producers: u32,
 }
 
 impl Config {
     pub const fn square(variant: Variant, t: u32, pad: u32) -> Self {
-        Config { variant, bm: t, bn: t, bk: t, tm: 1, tn: 1, pad, strategy: None, lanes: None, split: 1 }
+        Config { variant, bm: t, bn: t, bk: t, tm: 1, tn: 1, pad, strategy: None, lanes: None, split: 1, producers: 0 }
     }
 
     pub const fn tiled(variant: Variant, (bm, bn, bk): (u32, u32, u32), (tm, tn): (u32, u32), pad: u32) -> Self {
-        Config { variant, bm, bn, bk, tm, tn, pad, strategy: None, lanes: None, split: 1 }
+        Config { variant, bm, bn, bk, tm, tn, pad, strategy: None, lanes: None, split: 1, producers: 0 }
     }
 
     pub const fn lanes(mut self, w: u32, h: u32) -> Self {
@@ -121,13 +125,18 @@ impl Config {
         self
     }
 
+    pub const fn producers(mut self, producers: u32) -> Self {
+        self.producers = producers;
+        self
+    }
+
     pub const fn with(mut self, strategy: Strategy) -> Self {
         self.strategy = Some(strategy);
         self
     }
 
     pub fn workgroup_size(&self) -> u32 {
-        (self.bm / self.tm) * (self.bn / self.tn)
+        (self.bm / self.tm) * (self.bn / self.tn) + self.producers
     }
 
     /// Shared memory one workgroup uses, in bytes.
@@ -153,6 +162,9 @@ impl Config {
         }
         if self.split > 1 {
             name += &format!(" split{}", self.split);
+        }
+        if self.producers > 0 {
+            name += &format!(" producers{}", self.producers);
         }
         if let Some(s) = self.strategy {
             name += &format!(" {}", harness::value_name(s));
@@ -180,6 +192,8 @@ impl Config {
                 config.lanes = Some((*wh.first()?, *wh.get(1)?));
             } else if let Some(split) = word.strip_prefix("split") {
                 config.split = split.parse().ok()?;
+            } else if let Some(producers) = word.strip_prefix("producers") {
+                config.producers = producers.parse().ok()?;
             } else {
                 config.strategy = Some(Strategy::from_str(word, false).ok()?);
             }
@@ -233,6 +247,9 @@ impl Config {
                     self.name()
                 ));
             }
+        }
+        if self.producers > 0 && self.variant != Variant::Register {
+            return Some(format!("{}: producer invocations are for register", self.name()));
         }
         if !(1..=64).contains(&self.split) {
             return Some(format!("{}: split-K takes 1 to 64 slices", self.name()));
@@ -429,6 +446,9 @@ impl<'c> Gemm<'c> {
         if config.split > 1 {
             tile_defines.push(("SPLIT_K", config.split));
         }
+        if config.producers > 0 {
+            tile_defines.push(("PRODUCERS", config.producers));
+        }
         let mut defines = harness::numeric_defines(&tile_defines);
         if elem == Elem::F16 {
             defines.push(("INPUT_F16", "1".into()));
@@ -593,6 +613,12 @@ pub fn grid(variant: Variant) -> Vec<Config> {
             Config::tiled(R, (64, 64, 16), (8, 4), 4).lanes(8, 4).split(3),
             Config::tiled(R, (256, 64, 16), (8, 8), 4).lanes(8, 4).split(2),
             Config::tiled(R, (256, 64, 16), (8, 8), 4).lanes(8, 4).split(4),
+            // Producer invocations: the computing ones then issue no global loads.
+            Config::tiled(R, (128, 256, 16), (8, 8), 0).producers(64),
+            Config::tiled(R, (128, 128, 16), (8, 8), 4).producers(32),
+            Config::tiled(R, (128, 128, 16), (8, 8), 4).producers(64),
+            Config::tiled(R, (128, 64, 16), (8, 4), 4).lanes(8, 4).split(2).producers(64),
+            Config::tiled(R, (128, 64, 32), (8, 4), 4).lanes(8, 4).split(2).producers(64),
         ],
         _ => {
             let tiles = [
