@@ -20,6 +20,11 @@
 // split_reduce.comp then sums the slices into D. Slices are whole steps, so no k is counted
 // twice.
 //
+// SWIZZLE_A (with no padding, BM a multiple of 32): the 4-vector of A at index v of k-row k
+// is kept at v ^ a_swizzle(k) instead, a permutation within groups of 8 that sends the
+// transposing stores of 32 neighbouring invocations to 32 different banks. Every invocation
+// reading one k-row uses the same permutation, so reads keep their bank pattern.
+//
 // PRODUCERS > 0 (register only): that many more invocations, after the (BM/TM)·(BN/TN) that
 // compute, stage the next tiles (global loads, then shared stores) while the others compute,
 // so that no computing invocation has a global load in flight while it reads shared memory.
@@ -38,6 +43,15 @@ layout(local_size_x_id = 0) in;
 #define NR (BM / TM)  // invocations down a block
 #define A_STRIDE ((BM + PAD_A) / 4)  // 4-vectors per k-row of the transposed A tile
 #define B_STRIDE (BN / 4)
+#ifndef SWIZZLE_A
+#define SWIZZLE_A 0
+#endif
+// Invocations storing one A row hold BK/4 4-vectors of it (k = 0, 4, …); 32 neighbours cover
+// 32/(BK/4) rows, 32/BK 4-vectors of each k-row. The swizzle puts the k-group above those.
+#define A_SWIZZLE_SHIFT (BK >= 32 ? 0 : BK == 16 ? 1 : BK == 8 ? 2 : 3)
+#define a_swizzle(k) (SWIZZLE_A != 0 ? ((((k) / 4) << A_SWIZZLE_SHIFT) & 7) : 0)
+// The shared index of the A 4-vector at index v of k-row k in buffer buf.
+#define A_INDEX(buf, k, v) (((buf) * BK + (k)) * A_STRIDE + ((v) ^ a_swizzle(k)))
 #define A_VECS (BM * BK / 4)  // 4-vectors in an A tile
 #define B_VECS (BK * BN / 4)
 #define A_LOADS ((A_VECS + WORKGROUP_SIZE - 1) / WORKGROUP_SIZE)  // per invocation and step
@@ -104,7 +118,7 @@ void store_tiles(uint buf) {
         uint m = v / (BK / 4);
         uint k = (v % (BK / 4)) * 4;
         [[unroll]] for (uint j = 0; j < 4; j++) {
-            As[(buf * BK + k + j) * A_STRIDE + m / 4][m % 4] = next_a[i][j];
+            As[A_INDEX(buf, k + j, m / 4)][m % 4] = next_a[i][j];
         }
     }
     [[unroll]] for (uint i = 0; i < B_LOADS; i++) {
@@ -175,7 +189,7 @@ void produce(uint p, uint m0, uint n0, uint k0, uint buf) {
                 uint m = v / (BK / 4);
                 uint k = (v % (BK / 4)) * 4;
                 [[unroll]] for (uint j = 0; j < 4; j++) {
-                    As[(buf * BK + k + j) * A_STRIDE + m / 4][m % 4] = chunk[c][j];
+                    As[A_INDEX(buf, k + j, m / 4)][m % 4] = chunk[c][j];
                 }
             } else if (v < TILE_VECS) {
                 uint w = v - A_VECS;
@@ -298,6 +312,6 @@ uvec2 lane_position() {
 // This invocation's TM values of column k of the A tile in buffer buf.
 #define LOAD_A_COL(a, buf, k, ty)                             \
     [[unroll]] for (uint r = 0; r < TM / 4; r++) {            \
-        a[r] = As[((buf) * BK + (k)) * A_STRIDE + r * NR + (ty)]; \
+        a[r] = As[A_INDEX(buf, k, r * NR + (ty))];         \
     }
 #endif

@@ -104,15 +104,32 @@ pub struct Config {
     /// (BM/TM)·(BN/TN) that compute; 0: every invocation does both.
     #[serde(default)]
     pub producers: u32,
+    /// register and subgroup: the A tile's 4-vectors are XOR-swizzled per k instead of padded,
+    /// so that the transposing stores hit different banks at no cost in shared memory.
+    #[serde(default)]
+    pub swizzle: bool,
 }
 
 impl Config {
     pub const fn square(variant: Variant, t: u32, pad: u32) -> Self {
-        Config { variant, bm: t, bn: t, bk: t, tm: 1, tn: 1, pad, strategy: None, lanes: None, split: 1, producers: 0 }
+        Config {
+            variant,
+            bm: t,
+            bn: t,
+            bk: t,
+            tm: 1,
+            tn: 1,
+            pad,
+            strategy: None,
+            lanes: None,
+            split: 1,
+            producers: 0,
+            swizzle: false,
+        }
     }
 
     pub const fn tiled(variant: Variant, (bm, bn, bk): (u32, u32, u32), (tm, tn): (u32, u32), pad: u32) -> Self {
-        Config { variant, bm, bn, bk, tm, tn, pad, strategy: None, lanes: None, split: 1, producers: 0 }
+        Config { variant, bm, bn, bk, tm, tn, pad, strategy: None, lanes: None, split: 1, producers: 0, swizzle: false }
     }
 
     pub const fn lanes(mut self, w: u32, h: u32) -> Self {
@@ -127,6 +144,11 @@ impl Config {
 
     pub const fn producers(mut self, producers: u32) -> Self {
         self.producers = producers;
+        self
+    }
+
+    pub const fn swizzled(mut self) -> Self {
+        self.swizzle = true;
         self
     }
 
@@ -163,6 +185,9 @@ impl Config {
         if self.split > 1 {
             name += &format!(" split{}", self.split);
         }
+        if self.swizzle {
+            name += " swizzle";
+        }
         if self.producers > 0 {
             name += &format!(" producers{}", self.producers);
         }
@@ -194,6 +219,8 @@ impl Config {
                 config.split = split.parse().ok()?;
             } else if let Some(producers) = word.strip_prefix("producers") {
                 config.producers = producers.parse().ok()?;
+            } else if *word == "swizzle" {
+                config.swizzle = true;
             } else {
                 config.strategy = Some(Strategy::from_str(word, false).ok()?);
             }
@@ -250,6 +277,9 @@ impl Config {
         }
         if self.producers > 0 && self.variant != Variant::Register {
             return Some(format!("{}: producer invocations are for register", self.name()));
+        }
+        if self.swizzle && (self.pad != 0 || !self.bm.is_multiple_of(32)) {
+            return Some(format!("{}: the swizzle takes no padding and BM a multiple of 32", self.name()));
         }
         if !(1..=64).contains(&self.split) {
             return Some(format!("{}: split-K takes 1 to 64 slices", self.name()));
@@ -448,6 +478,9 @@ impl<'c> Gemm<'c> {
         }
         if config.producers > 0 {
             tile_defines.push(("PRODUCERS", config.producers));
+        }
+        if config.swizzle {
+            tile_defines.push(("SWIZZLE_A", 1));
         }
         let mut defines = harness::numeric_defines(&tile_defines);
         if elem == Elem::F16 {
