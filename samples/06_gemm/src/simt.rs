@@ -652,6 +652,16 @@ pub fn grid(variant: Variant) -> Vec<Config> {
             Config::tiled(R, (128, 128, 16), (8, 8), 4).producers(64),
             Config::tiled(R, (128, 64, 16), (8, 4), 4).lanes(8, 4).split(2).producers(64),
             Config::tiled(R, (128, 64, 32), (8, 4), 4).lanes(8, 4).split(2).producers(64),
+            // The A tile swizzled instead of padded: conflict-free stores where padding does not fit.
+            Config::tiled(R, (128, 256, 16), (8, 8), 0).swizzled(),
+            Config::tiled(R, (128, 256, 16), (8, 8), 0).swizzled().producers(64),
+            Config::tiled(R, (128, 128, 16), (8, 8), 0).swizzled(),
+            Config::tiled(R, (128, 256, 8), (8, 8), 0).swizzled(),
+            Config::tiled(R, (128, 64, 16), (8, 4), 0).lanes(8, 4).split(2).swizzled(),
+            Config::tiled(R, (128, 64, 32), (8, 4), 0).lanes(8, 4).split(2).swizzled(),
+            Config::tiled(R, (128, 64, 32), (8, 4), 0).lanes(8, 4).split(4).swizzled(),
+            Config::tiled(R, (64, 64, 32), (8, 4), 0).lanes(8, 4).split(4).swizzled(),
+            Config::tiled(R, (128, 64, 32), (8, 4), 0).lanes(8, 4).split(2).swizzled().producers(64),
         ],
         _ => {
             let tiles = [
