@@ -22,13 +22,8 @@
 //
 // SWIZZLE_A (with no padding, BM a multiple of 32): the 4-vector of A at index v of k-row k
 // is kept at v ^ a_swizzle(k) instead, a permutation within groups of 8 that sends the
-// transposing stores of 32 neighbouring invocations to 32 different banks. Every invocation
-// reading one k-row uses the same permutation, so reads keep their bank pattern.
-//
-// PRODUCERS > 0 (register only): that many more invocations, after the (BM/TM)·(BN/TN) that
-// compute, stage the next tiles (global loads, then shared stores) while the others compute,
-// so that no computing invocation has a global load in flight while it reads shared memory.
-// Both roles meet at the same barrier each step, in uniform control flow.
+// transposing stores of 32 consecutive invocations to the 32 banks. Every invocation reading
+// one k-row uses the same permutation, so the reads keep their bank pattern.
 //
 // CEILING (timed beside the GEMM, never checked) builds a ceiling instead of a GEMM: the step
 // loop with part of its work taken out (ceiling_steps below).
@@ -46,12 +41,15 @@ layout(local_size_x_id = 0) in;
 #ifndef SWIZZLE_A
 #define SWIZZLE_A 0
 #endif
-// Invocations storing one A row hold BK/4 4-vectors of it (k = 0, 4, …); 32 neighbours cover
-// 32/(BK/4) rows, 32/BK 4-vectors of each k-row. The swizzle puts the k-group above those.
+// ANCHOR: swizzle
+// BK/4 consecutive invocations store the BK/4 4-groups of one row of A (k = 0, 4, …), so 32 of
+// them store 32/BK 4-vectors of each of BK/4 k-rows: the XOR puts the k-group in the index
+// bits above those, making the 8 4-vectors (32 words) distinct modulo 32 words.
 #define A_SWIZZLE_SHIFT (BK >= 32 ? 0 : BK == 16 ? 1 : BK == 8 ? 2 : 3)
 #define a_swizzle(k) (SWIZZLE_A != 0 ? ((((k) / 4) << A_SWIZZLE_SHIFT) & 7) : 0)
 // The shared index of the A 4-vector at index v of k-row k in buffer buf.
 #define A_INDEX(buf, k, v) (((buf) * BK + (k)) * A_STRIDE + ((v) ^ a_swizzle(k)))
+// ANCHOR_END: swizzle
 #define A_VECS (BM * BK / 4)  // 4-vectors in an A tile
 #define B_VECS (BK * BN / 4)
 #define A_LOADS ((A_VECS + WORKGROUP_SIZE - 1) / WORKGROUP_SIZE)  // per invocation and step
@@ -59,10 +57,6 @@ layout(local_size_x_id = 0) in;
 #ifndef SPLIT_K
 #define SPLIT_K 1
 #endif
-#ifndef PRODUCERS
-#define PRODUCERS 0
-#endif
-#define COMPUTING (WORKGROUP_SIZE - PRODUCERS)  // the invocations of the lane grid
 #ifndef CEILING
 #define CEILING 0
 #endif
@@ -148,7 +142,7 @@ void ceiling_steps(uint m0, uint n0, uint k0, uint steps, uint tx, uint ty) {
             load_tiles(m0, n0, k0 + (s + 1) * BK);
             store_tiles(1 - buf);
         }
-        if (CEILING != 3 && gl_LocalInvocationIndex < COMPUTING) {
+        if (CEILING != 3) {
             compute_tile(buf, tx, ty);
         } else {
             // One read of each tile, at an index the compiler cannot foresee, keeps every
@@ -162,43 +156,6 @@ void ceiling_steps(uint m0, uint n0, uint k0, uint steps, uint tx, uint ty) {
     }
 }
 // ANCHOR_END: ceiling_steps
-
-#if PRODUCERS > 0
-// The 4-vectors of both tiles, taken CHUNK at a time by each producer: loads first, then
-// stores, so that a chunk's loads are in flight together.
-#define TILE_VECS (A_VECS + B_VECS)
-#define PER_PRODUCER ((TILE_VECS + PRODUCERS - 1) / PRODUCERS)
-#define CHUNK (PER_PRODUCER < 12 ? PER_PRODUCER : 12)
-
-// Producer p copies the tiles at k0 into buffer buf.
-void produce(uint p, uint m0, uint n0, uint k0, uint buf) {
-    [[unroll]] for (uint first = 0; first < TILE_VECS; first += PRODUCERS * CHUNK) {
-        vec4 chunk[CHUNK];
-        [[unroll]] for (uint c = 0; c < CHUNK; c++) {
-            uint v = first + c * PRODUCERS + p;
-            if (v < A_VECS) {
-                chunk[c] = load_a4(m0 + v / (BK / 4), k0 + (v % (BK / 4)) * 4);
-            } else if (v < TILE_VECS) {
-                uint w = v - A_VECS;
-                chunk[c] = load_b4(k0 + w / (BN / 4), n0 + (w % (BN / 4)) * 4);
-            }
-        }
-        [[unroll]] for (uint c = 0; c < CHUNK; c++) {
-            uint v = first + c * PRODUCERS + p;
-            if (v < A_VECS) {
-                uint m = v / (BK / 4);
-                uint k = (v % (BK / 4)) * 4;
-                [[unroll]] for (uint j = 0; j < 4; j++) {
-                    As[A_INDEX(buf, k + j, m / 4)][m % 4] = chunk[c][j];
-                }
-            } else if (v < TILE_VECS) {
-                uint w = v - A_VECS;
-                Bs[(buf * BK + w / (BN / 4)) * B_STRIDE + w % (BN / 4)] = chunk[c];
-            }
-        }
-    }
-}
-#endif
 
 // The whole block, for the invocation at (tx, ty) of the lane grid.
 void gemm_block(uint tx, uint ty) {
@@ -228,19 +185,6 @@ void gemm_block(uint tx, uint ty) {
     ceiling_steps(m0, n0, k0, steps, tx, ty);
 #else
 // ANCHOR: steps
-#if PRODUCERS > 0
-    bool producer = gl_LocalInvocationIndex >= COMPUTING;
-    for (uint s = 0; s < steps; s++) {
-        uint buf = s % 2;
-        if (!producer) {
-            compute_tile(buf, tx, ty);
-        } else if (s + 1 < steps) {
-            produce(gl_LocalInvocationIndex - COMPUTING, m0, n0, k0 + (s + 1) * BK, 1 - buf);
-        }
-        // As below: the other buffer is written and this one read before the next step.
-        barrier();
-    }
-#else
     for (uint s = 0; s < steps; s++) {
         uint buf = s % 2;
         if (s + 1 < steps) {
@@ -254,11 +198,10 @@ void gemm_block(uint tx, uint ty) {
         // by everyone before the step after next overwrites it.
         barrier();
     }
-#endif
 // ANCHOR_END: steps
 #endif
-    if (fault_drops(tile) || gl_LocalInvocationIndex >= COMPUTING) {
-        return;  // a dropped tile, or a producer: no results to write
+    if (fault_drops(tile)) {
+        return;
     }
     [[unroll]] for (uint i = 0; i < TM; i++) {
         uint row = m0 + (i / 4) * 4 * NR + ty * 4 + i % 4;

@@ -100,10 +100,6 @@ pub struct Config {
     pub lanes: Option<(u32, u32)>,
     /// Split-K: slices of K computed by separate workgroups and summed by a second pass (1: none).
     pub split: u32,
-    /// register: invocations that only stage the next tiles (producers), added to the
-    /// (BM/TM)·(BN/TN) that compute; 0: every invocation does both.
-    #[serde(default)]
-    pub producers: u32,
     /// register and subgroup: the A tile's 4-vectors are XOR-swizzled per k instead of padded,
     /// so that the transposing stores hit different banks at no cost in shared memory.
     #[serde(default)]
@@ -123,13 +119,12 @@ impl Config {
             strategy: None,
             lanes: None,
             split: 1,
-            producers: 0,
             swizzle: false,
         }
     }
 
     pub const fn tiled(variant: Variant, (bm, bn, bk): (u32, u32, u32), (tm, tn): (u32, u32), pad: u32) -> Self {
-        Config { variant, bm, bn, bk, tm, tn, pad, strategy: None, lanes: None, split: 1, producers: 0, swizzle: false }
+        Config { variant, bm, bn, bk, tm, tn, pad, strategy: None, lanes: None, split: 1, swizzle: false }
     }
 
     pub const fn lanes(mut self, w: u32, h: u32) -> Self {
@@ -139,11 +134,6 @@ impl Config {
 
     pub const fn split(mut self, slices: u32) -> Self {
         self.split = slices;
-        self
-    }
-
-    pub const fn producers(mut self, producers: u32) -> Self {
-        self.producers = producers;
         self
     }
 
@@ -158,7 +148,7 @@ impl Config {
     }
 
     pub fn workgroup_size(&self) -> u32 {
-        (self.bm / self.tm) * (self.bn / self.tn) + self.producers
+        (self.bm / self.tm) * (self.bn / self.tn)
     }
 
     /// Shared memory one workgroup uses, in bytes.
@@ -188,9 +178,6 @@ impl Config {
         if self.swizzle {
             name += " swizzle";
         }
-        if self.producers > 0 {
-            name += &format!(" producers{}", self.producers);
-        }
         if let Some(s) = self.strategy {
             name += &format!(" {}", harness::value_name(s));
         }
@@ -217,8 +204,6 @@ impl Config {
                 config.lanes = Some((*wh.first()?, *wh.get(1)?));
             } else if let Some(split) = word.strip_prefix("split") {
                 config.split = split.parse().ok()?;
-            } else if let Some(producers) = word.strip_prefix("producers") {
-                config.producers = producers.parse().ok()?;
             } else if *word == "swizzle" {
                 config.swizzle = true;
             } else {
@@ -274,9 +259,6 @@ impl Config {
                     self.name()
                 ));
             }
-        }
-        if self.producers > 0 && self.variant != Variant::Register {
-            return Some(format!("{}: producer invocations are for register", self.name()));
         }
         if self.swizzle && (self.pad != 0 || !self.bm.is_multiple_of(32)) {
             return Some(format!("{}: the swizzle takes no padding and BM a multiple of 32", self.name()));
@@ -476,9 +458,6 @@ impl<'c> Gemm<'c> {
         if config.split > 1 {
             tile_defines.push(("SPLIT_K", config.split));
         }
-        if config.producers > 0 {
-            tile_defines.push(("PRODUCERS", config.producers));
-        }
         if config.swizzle {
             tile_defines.push(("SWIZZLE_A", 1));
         }
@@ -646,22 +625,14 @@ pub fn grid(variant: Variant) -> Vec<Config> {
             Config::tiled(R, (64, 64, 16), (8, 4), 4).lanes(8, 4).split(3),
             Config::tiled(R, (256, 64, 16), (8, 8), 4).lanes(8, 4).split(2),
             Config::tiled(R, (256, 64, 16), (8, 8), 4).lanes(8, 4).split(4),
-            // Producer invocations: the computing ones then issue no global loads.
-            Config::tiled(R, (128, 256, 16), (8, 8), 0).producers(64),
-            Config::tiled(R, (128, 128, 16), (8, 8), 4).producers(32),
-            Config::tiled(R, (128, 128, 16), (8, 8), 4).producers(64),
-            Config::tiled(R, (128, 64, 16), (8, 4), 4).lanes(8, 4).split(2).producers(64),
-            Config::tiled(R, (128, 64, 32), (8, 4), 4).lanes(8, 4).split(2).producers(64),
             // The A tile swizzled instead of padded: conflict-free stores where padding does not fit.
             Config::tiled(R, (128, 256, 16), (8, 8), 0).swizzled(),
-            Config::tiled(R, (128, 256, 16), (8, 8), 0).swizzled().producers(64),
             Config::tiled(R, (128, 128, 16), (8, 8), 0).swizzled(),
             Config::tiled(R, (128, 256, 8), (8, 8), 0).swizzled(),
             Config::tiled(R, (128, 64, 16), (8, 4), 0).lanes(8, 4).split(2).swizzled(),
             Config::tiled(R, (128, 64, 32), (8, 4), 0).lanes(8, 4).split(2).swizzled(),
             Config::tiled(R, (128, 64, 32), (8, 4), 0).lanes(8, 4).split(4).swizzled(),
             Config::tiled(R, (64, 64, 32), (8, 4), 0).lanes(8, 4).split(4).swizzled(),
-            Config::tiled(R, (128, 64, 32), (8, 4), 0).lanes(8, 4).split(2).swizzled().producers(64),
         ],
         _ => {
             let tiles = [
