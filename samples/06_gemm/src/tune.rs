@@ -95,6 +95,25 @@ pub struct Table {
     pub grid: Vec<Point>,
 }
 
+impl Table {
+    /// Take from `other` what this table lacks: the best of each type, class and variant it has
+    /// none for, and the grid points of each type and variant it holds no points of (a grid
+    /// tuned here replaces the other's whole, so that points of configurations the grid no
+    /// longer has go with it). Whether anything was taken.
+    fn fill_from(&mut self, other: &Table) -> bool {
+        let before = (self.best.len(), self.grid.len());
+        for b in &other.best {
+            if !self.best.iter().any(|n| (n.elem, n.class, n.variant) == (b.elem, b.class, b.variant)) {
+                self.best.push(b.clone());
+            }
+        }
+        let tuned_here = |p: &Point| self.grid.iter().any(|n| (n.elem, n.variant_name()) == (p.elem, p.variant_name()));
+        let kept: Vec<Point> = other.grid.iter().filter(|p| !tuned_here(p)).cloned().collect();
+        self.grid.extend(kept);
+        (self.best.len(), self.grid.len()) != before
+    }
+}
+
 /// A file of tables (the cache, `--tune-out`, the committed table).
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct TableFile {
@@ -133,17 +152,7 @@ impl TableFile {
         let mut merged = table.clone();
         // A tuning of some variants or types keeps what the file says of the others.
         if let Some(old) = file.tables.iter().find(|t| t.device == table.device && t.driver == table.driver) {
-            for b in &old.best {
-                if !merged.best.iter().any(|n| (n.elem, n.class, n.variant) == (b.elem, b.class, b.variant)) {
-                    merged.best.push(b.clone());
-                }
-            }
-            // The grid of a type and variant tuned now replaces the old one whole, so that
-            // points of configurations the grid no longer has (or no longer fit) go with it.
-            let tuned_now =
-                |p: &Point| merged.grid.iter().any(|n| (n.elem, n.variant_name()) == (p.elem, p.variant_name()));
-            let kept: Vec<Point> = old.grid.iter().filter(|p| !tuned_now(p)).cloned().collect();
-            merged.grid.extend(kept);
+            merged.fill_from(old);
         }
         file.tables.retain(|t| !(t.device == table.device && t.driver == table.driver));
         file.tables.push(merged);
@@ -211,15 +220,11 @@ impl Choice {
                 choice.source = "samples/06_gemm/tuned/nvidia.json (committed)".into();
             }
             // The cache may hold a tuning of some variants or types only: the committed table
-            // of the same device and driver answers for the rest.
+            // of the same device and driver answers for the rest, its landscape included (the
+            // record's `tuned` is this table).
             (Some(cached), Some(table)) => {
-                let before = cached.best.len();
-                for b in table.best {
-                    if !cached.best.iter().any(|c| (c.elem, c.class, c.variant) == (b.elem, b.class, b.variant)) {
-                        cached.best.push(b);
-                    }
-                }
-                if cached.best.len() > before {
+                let took = cached.fill_from(&table);
+                if took {
                     choice.source += ", and for what it lacks samples/06_gemm/tuned/nvidia.json (committed)";
                 }
             }
