@@ -108,19 +108,7 @@ pub struct Config {
 
 impl Config {
     pub const fn square(variant: Variant, t: u32, pad: u32) -> Self {
-        Config {
-            variant,
-            bm: t,
-            bn: t,
-            bk: t,
-            tm: 1,
-            tn: 1,
-            pad,
-            strategy: None,
-            lanes: None,
-            split: 1,
-            swizzle: false,
-        }
+        Config::tiled(variant, (t, t, t), (1, 1), pad)
     }
 
     pub const fn tiled(variant: Variant, (bm, bn, bk): (u32, u32, u32), (tm, tn): (u32, u32), pad: u32) -> Self {
@@ -661,4 +649,18 @@ pub fn default_config(ctx: &Context, variant: Variant, elem: Elem, strategy: Opt
         .into_iter()
         .filter(|c| strategy.is_none() || c.strategy == strategy)
         .find(|c| c.unsupported(ctx, elem, subgroup).is_none())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grid_names_parse_back() {
+        for config in grid(Variant::Register).into_iter().chain(grid(Variant::Subgroup)) {
+            assert_eq!(Config::parse(&config.name()), Some(config), "{}", config.name());
+        }
+        let swizzled = Config::parse("register 128x256x16 8x8 pad0 swizzle").expect("parses");
+        assert!(swizzled.swizzle && swizzled.pad == 0);
+    }
 }
