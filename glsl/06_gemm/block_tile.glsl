@@ -25,11 +25,6 @@
 // transposing stores of 32 consecutive invocations to the 32 banks. Every invocation reading
 // one k-row uses the same permutation, so the reads keep their bank pattern.
 //
-// STAGGER > 1 (register only): the subgroups take turns to issue the next tiles' loads. The K
-// step is cut into STAGGER slots of BK/STAGGER k, and each subgroup issues its loads at the
-// start of its own slot (compute_tile calls STAGE(k) at every k) instead of before the first
-// k, so that only a STAGGER-th of the subgroups have loads in flight at once.
-//
 // CEILING (timed beside the GEMM, never checked) builds a ceiling instead of a GEMM: the step
 // loop with part of its work taken out (ceiling_steps below).
 #ifndef BLOCK_TILE_GLSL
@@ -107,32 +102,6 @@ void load_tiles(uint m0, uint n0, uint k0) {
         next_b[i] = v >= B_VECS ? vec4(0.0) : load_b4(k0 + v / (BN / 4), n0 + (v % (BN / 4)) * 4);
     }
 }
-
-#ifndef STAGGER
-#define STAGGER 1
-#endif
-// ANCHOR: stagger
-#if STAGGER > 1
-#extension GL_KHR_shader_subgroup_basic : require
-bool stage_next = false;  // whether this step loads a next tile (never in a ceiling)
-uint stage_m0, stage_n0, stage_k0;  // where the next tiles start
-
-// This subgroup's slot. Neighbouring subgroups take different slots, and so do subgroups four
-// apart: a multiprocessor that deals subgroups to four schedulers in turn gives each scheduler
-// subgroups of every slot. Any slot gives the same results: only the timing changes.
-uint stage_slot() {
-    uint s = gl_SubgroupID;
-    return (s + s / 4) % STAGGER;
-}
-
-#define STAGE(k)                                                                               \
-    if ((k) % (BK / STAGGER) == 0 && stage_next && stage_slot() == (k) / (BK / STAGGER)) {     \
-        load_tiles(stage_m0, stage_n0, stage_k0);                                              \
-    }
-#else
-#define STAGE(k)
-#endif
-// ANCHOR_END: stagger
 
 void store_tiles(uint buf) {
     [[unroll]] for (uint i = 0; i < A_LOADS; i++) {
@@ -216,20 +185,11 @@ void gemm_block(uint tx, uint ty) {
     ceiling_steps(m0, n0, k0, steps, tx, ty);
 #else
 // ANCHOR: steps
-#if STAGGER > 1
-    stage_m0 = m0;
-    stage_n0 = n0;
-#endif
     for (uint s = 0; s < steps; s++) {
         uint buf = s % 2;
-#if STAGGER > 1
-        stage_next = s + 1 < steps;  // compute_tile issues the loads, in this subgroup's slot
-        stage_k0 = k0 + (s + 1) * BK;
-#else
         if (s + 1 < steps) {
             load_tiles(m0, n0, k0 + (s + 1) * BK);  // in flight during the multiply-adds below
         }
-#endif
         compute_tile(buf, tx, ty);
         if (s + 1 < steps) {
             store_tiles(1 - buf);

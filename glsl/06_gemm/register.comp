@@ -10,7 +10,6 @@
 // ANCHOR: compute_tile
 void compute_tile(uint buf, uint tx, uint ty) {
     [[unroll]] for (uint k = 0; k < BK; k++) {
-        STAGE(k)  // with STAGGER: this subgroup's turn to load the next tiles, at its slot's first k
         vec4 a[TM / 4];
         vec4 b[TN / 4];
         LOAD_A_COL(a, buf, k, ty)

@@ -104,10 +104,6 @@ pub struct Config {
     /// so that the transposing stores hit different banks at no cost in shared memory.
     #[serde(default)]
     pub swizzle: bool,
-    /// register: the subgroups take turns to issue the next tiles' loads, in this many slots of
-    /// the K step (0 or 1: all at the step's start).
-    #[serde(default)]
-    pub stagger: u32,
 }
 
 impl Config {
@@ -116,7 +112,7 @@ impl Config {
     }
 
     pub const fn tiled(variant: Variant, (bm, bn, bk): (u32, u32, u32), (tm, tn): (u32, u32), pad: u32) -> Self {
-        Config { variant, bm, bn, bk, tm, tn, pad, strategy: None, lanes: None, split: 1, swizzle: false, stagger: 0 }
+        Config { variant, bm, bn, bk, tm, tn, pad, strategy: None, lanes: None, split: 1, swizzle: false }
     }
 
     pub const fn lanes(mut self, w: u32, h: u32) -> Self {
@@ -131,11 +127,6 @@ impl Config {
 
     pub const fn swizzled(mut self) -> Self {
         self.swizzle = true;
-        self
-    }
-
-    pub const fn staggered(mut self, slots: u32) -> Self {
-        self.stagger = slots;
         self
     }
 
@@ -175,9 +166,6 @@ impl Config {
         if self.swizzle {
             name += " swizzle";
         }
-        if self.stagger > 1 {
-            name += &format!(" stagger{}", self.stagger);
-        }
         if let Some(s) = self.strategy {
             name += &format!(" {}", harness::value_name(s));
         }
@@ -206,8 +194,6 @@ impl Config {
                 config.split = split.parse().ok()?;
             } else if *word == "swizzle" {
                 config.swizzle = true;
-            } else if let Some(slots) = word.strip_prefix("stagger") {
-                config.stagger = slots.parse().ok()?;
             } else {
                 config.strategy = Some(Strategy::from_str(word, false).ok()?);
             }
@@ -264,9 +250,6 @@ impl Config {
         }
         if self.swizzle && (self.pad != 0 || !self.bm.is_multiple_of(32)) {
             return Some(format!("{}: the swizzle takes no padding and BM a multiple of 32", self.name()));
-        }
-        if self.stagger > 1 && (self.variant != Variant::Register || !self.bk.is_multiple_of(self.stagger)) {
-            return Some(format!("{}: staggered loads are for register, in slots that divide BK", self.name()));
         }
         if !(1..=64).contains(&self.split) {
             return Some(format!("{}: split-K takes 1 to 64 slices", self.name()));
@@ -466,9 +449,6 @@ impl<'c> Gemm<'c> {
         if config.swizzle {
             tile_defines.push(("SWIZZLE_A", 1));
         }
-        if config.stagger > 1 {
-            tile_defines.push(("STAGGER", config.stagger));
-        }
         let mut defines = harness::numeric_defines(&tile_defines);
         if elem == Elem::F16 {
             defines.push(("INPUT_F16", "1".into()));
@@ -641,18 +621,6 @@ pub fn grid(variant: Variant) -> Vec<Config> {
             Config::tiled(R, (128, 64, 32), (8, 4), 0).lanes(8, 4).split(2).swizzled(),
             Config::tiled(R, (128, 64, 32), (8, 4), 0).lanes(8, 4).split(4).swizzled(),
             Config::tiled(R, (64, 64, 32), (8, 4), 0).lanes(8, 4).split(4).swizzled(),
-            // Staggered loads: the subgroups issue the next tiles' loads in turns, not together.
-            Config::tiled(R, (128, 256, 16), (8, 8), 0).staggered(2),
-            Config::tiled(R, (128, 256, 16), (8, 8), 0).staggered(4),
-            Config::tiled(R, (128, 256, 16), (8, 8), 0).staggered(8),
-            Config::tiled(R, (128, 256, 16), (8, 8), 0).swizzled().staggered(4),
-            Config::tiled(R, (128, 256, 8), (8, 8), 4).staggered(4),
-            Config::tiled(R, (128, 128, 8), (8, 8), 4).staggered(4),
-            Config::tiled(R, (128, 128, 16), (8, 8), 4).staggered(4),
-            Config::tiled(R, (128, 64, 16), (8, 4), 4).lanes(8, 4).split(2).staggered(2),
-            Config::tiled(R, (128, 64, 16), (8, 4), 4).lanes(8, 4).split(2).staggered(4),
-            Config::tiled(R, (128, 64, 16), (8, 4), 4).lanes(8, 4).split(4).staggered(4),
-            Config::tiled(R, (64, 64, 16), (8, 4), 4).lanes(8, 4).split(2).staggered(4),
         ],
         _ => {
             let tiles = [
@@ -694,7 +662,5 @@ mod tests {
         }
         let swizzled = Config::parse("register 128x256x16 8x8 pad0 swizzle").expect("parses");
         assert!(swizzled.swizzle && swizzled.pad == 0);
-        let staggered = Config::parse("register 128x256x16 8x8 pad0 swizzle stagger4").expect("parses");
-        assert!(staggered.swizzle && staggered.stagger == 4);
     }
 }
