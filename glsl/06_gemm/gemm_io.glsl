@@ -5,7 +5,10 @@
 // INPUT_F16: A and B hold float16_t (VK_KHR_16bit_storage); every product is accumulated
 // in f32. --inject-fault (include/fault.glsl): FAULT_ELEMENT is a flat index into A, read
 // from its neighbour (off-by-one); FAULT_WORKGROUP is the flat output tile whose results
-// are not written (drop-workgroup).
+// are not written (drop-workgroup). TEXEL_LOADS (bit 1: A, bit 2: B): the aligned 4-vector
+// loads of that matrix read the same memory as a uniform texel buffer (A at binding
+// TEXEL_BINDING, B at TEXEL_BINDING + 1), through the texture path instead of the load/store
+// path that shared memory also takes.
 #ifndef GEMM_IO_GLSL
 #define GEMM_IO_GLSL
 #include "fault.glsl"
@@ -28,6 +31,25 @@ layout(std430, binding = 2) readonly buffer C1 { float c1[]; };
 layout(std430, binding = 3) writeonly buffer D1 { float d1[]; };
 layout(std430, binding = 3) writeonly buffer D4 { vec4 d4[]; };
 
+#ifndef TEXEL_LOADS
+#define TEXEL_LOADS 0
+#endif
+#if TEXEL_LOADS != 0
+// 4-vector texels (RGBA32F, or RGBA16F for f16 inputs), widened to f32 by the fetch.
+layout(binding = TEXEL_BINDING) uniform samplerBuffer a_texels;
+layout(binding = TEXEL_BINDING + 1) uniform samplerBuffer b_texels;
+#endif
+#if (TEXEL_LOADS & 1) != 0
+#define A4_AT(q) texelFetch(a_texels, int(q))
+#else
+#define A4_AT(q) vec4(a4[q])
+#endif
+#if (TEXEL_LOADS & 2) != 0
+#define B4_AT(q) texelFetch(b_texels, int(q))
+#else
+#define B4_AT(q) vec4(b4[q])
+#endif
+
 #include "gemm_push.glsl"
 
 // A[row][k], 0 outside the matrix.
@@ -48,7 +70,7 @@ vec4 load_a4(uint row, uint k) {
             return vec4(0.0);
         }
         uint q = (row * K + k) / 4;
-        vec4 v = vec4(a4[q]);
+        vec4 v = A4_AT(q);
         if (INJECT_FAULT == 2 && q == FAULT_ELEMENT / 4) {
             v[FAULT_ELEMENT % 4] = float(a1[FAULT_ELEMENT + 1]);
         }
@@ -60,7 +82,7 @@ vec4 load_a4(uint row, uint k) {
 // B[k][col..col+3] with col a multiple of 4, as load_a4.
 vec4 load_b4(uint k, uint col) {
     if (N % 4 == 0) {
-        return k < K && col < N ? vec4(b4[(k * N + col) / 4]) : vec4(0.0);
+        return k < K && col < N ? B4_AT((k * N + col) / 4) : vec4(0.0);
     }
     return vec4(load_b(k, col), load_b(k, col + 1), load_b(k, col + 2), load_b(k, col + 3));
 }

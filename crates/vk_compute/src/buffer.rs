@@ -1,11 +1,12 @@
 //! Typed storage buffers through gpu-allocator.
 
-use crate::{setup_error, Barrier, Context, Recorder};
+use crate::{setup_error, Barrier, Binding, Context, Recorder};
 use anyhow::{Context as _, Result};
 use ash::vk;
 use bytemuck::Pod;
 use gpu_allocator::vulkan::{Allocation, AllocationCreateDesc, AllocationScheme};
 use gpu_allocator::MemoryLocation;
+use std::cell::RefCell;
 use std::marker::PhantomData;
 
 /// A storage buffer of `len` elements of `T`, owning its memory. Sizes are rounded up to 16
@@ -19,6 +20,8 @@ pub struct Buffer<'c, T: Pod> {
     bytes: u64,
     /// What the buffer may be used for (a copy checks its transfer usages).
     pub(crate) usage: vk::BufferUsageFlags,
+    /// Texel views made by [`Buffer::texel_binding`], one per format, destroyed with the buffer.
+    views: RefCell<Vec<(vk::Format, vk::BufferView)>>,
     _elem: PhantomData<T>,
 }
 
@@ -49,6 +52,7 @@ impl<'c, T: Pod> Buffer<'c, T> {
             ));
         }
         let usage = vk::BufferUsageFlags::STORAGE_BUFFER
+            | vk::BufferUsageFlags::UNIFORM_TEXEL_BUFFER
             | vk::BufferUsageFlags::TRANSFER_SRC
             | vk::BufferUsageFlags::TRANSFER_DST;
         Self::with_location(ctx, name, len, bytes, usage, MemoryLocation::GpuOnly, false)
@@ -105,7 +109,16 @@ impl<'c, T: Pod> Buffer<'c, T> {
         };
         // SAFETY: memory from the allocator satisfies `requirements`; bound once.
         let bound = unsafe { ctx.device.bind_buffer_memory(raw, allocation.memory(), allocation.offset()) };
-        let buffer = Buffer { ctx, raw, allocation: Some(allocation), len, bytes, usage, _elem: PhantomData };
+        let buffer = Buffer {
+            ctx,
+            raw,
+            allocation: Some(allocation),
+            len,
+            bytes,
+            usage,
+            views: RefCell::new(Vec::new()),
+            _elem: PhantomData,
+        };
         bound.with_context(|| format!("bind memory of buffer `{name}`"))?;
         Ok(buffer)
     }
@@ -116,6 +129,38 @@ impl<'c, T: Pod> Buffer<'c, T> {
 
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// The buffer as a uniform texel buffer of `format` (`samplerBuffer` in GLSL, read with
+    /// `texelFetch`): the whole buffer in texels, through a view made on first use and kept
+    /// until the buffer is dropped. Fails with a setup error where the buffer holds more texels
+    /// than the device's `maxTexelBufferElements`. Only formats every device must offer for
+    /// uniform texel buffers are taken: R32_SFLOAT, R32G32B32A32_SFLOAT, R16G16B16A16_SFLOAT.
+    pub fn texel_binding(&self, format: vk::Format) -> Result<Binding<'_>> {
+        if let Some(&(_, view)) = self.views.borrow().iter().find(|(f, _)| *f == format) {
+            return Ok(Binding::texels(self.raw, view));
+        }
+        let texel_bytes: u64 = match format {
+            vk::Format::R32_SFLOAT => 4,
+            vk::Format::R16G16B16A16_SFLOAT => 8,
+            vk::Format::R32G32B32A32_SFLOAT => 16,
+            other => anyhow::bail!("texel views of {other:?} are not offered"),
+        };
+        let texels = self.bytes / texel_bytes;
+        let most = self.ctx.caps.max_texel_buffer_elements;
+        if texels > u64::from(most) {
+            return setup_error(format!(
+                "a texel view of {texels} {format:?} texels is beyond {}'s maxTexelBufferElements of {most}",
+                self.ctx.caps.name
+            ));
+        }
+        let info = vk::BufferViewCreateInfo::default().buffer(self.raw).format(format).range(texels * texel_bytes);
+        // SAFETY: the buffer is live, has UNIFORM_TEXEL_BUFFER usage, the format is one every
+        // device offers for it, and the range holds at most maxTexelBufferElements texels
+        // inside the buffer; the view is destroyed in Drop, before the buffer.
+        let view = unsafe { self.ctx.device.create_buffer_view(&info, None) }.context("create texel view")?;
+        self.views.borrow_mut().push((format, view));
+        Ok(Binding::texels(self.raw, view))
     }
 
     /// Bytes allocated (≥ len × size_of::<T>(), a multiple of 16).
@@ -289,9 +334,14 @@ impl<T: Pod> Drop for Buffer<'_, T> {
         if self.ctx.hung.load(std::sync::atomic::Ordering::SeqCst) {
             return; // the GPU may still use it; see Context::drop
         }
-        // SAFETY: every submission that used the buffer was waited for (Recorder submits and
-        // waits), so the device no longer uses it.
-        unsafe { self.ctx.device.destroy_buffer(self.raw, None) };
+        // SAFETY: every submission that used the buffer or its views was waited for (Recorder
+        // submits and waits), so the device no longer uses them; views go first.
+        unsafe {
+            for &(_, view) in self.views.borrow().iter() {
+                self.ctx.device.destroy_buffer_view(view, None);
+            }
+            self.ctx.device.destroy_buffer(self.raw, None);
+        }
         if let (Some(allocation), Ok(mut allocator)) = (self.allocation.take(), self.ctx.allocator.lock()) {
             let _ = allocator.free(allocation);
         }

@@ -167,6 +167,8 @@ pub struct DeviceCaps {
     pub max_workgroup_count: [u32; 3],
     pub max_shared_memory_bytes: u32,
     pub max_storage_buffer_range: u64,
+    /// `maxTexelBufferElements`: the most texels one texel-buffer view may hold.
+    pub max_texel_buffer_elements: u32,
     /// `nonCoherentAtomSize`: flushes and invalidations of mapped memory that is not
     /// host-coherent cover whole multiples of it.
     pub non_coherent_atom_size: u64,

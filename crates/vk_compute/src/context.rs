@@ -471,6 +471,7 @@ fn minimal_caps(base: &vk::PhysicalDeviceProperties, api: u32, index: usize, ext
         max_workgroup_count: limits.max_compute_work_group_count,
         max_shared_memory_bytes: limits.max_compute_shared_memory_size,
         max_storage_buffer_range: u64::from(limits.max_storage_buffer_range),
+        max_texel_buffer_elements: limits.max_texel_buffer_elements,
         non_coherent_atom_size: limits.non_coherent_atom_size,
         max_push_constants_bytes: limits.max_push_constants_size,
         timestamp_period_ns: limits.timestamp_period,

@@ -7,7 +7,7 @@ use ash::vk;
 
 // ANCHOR: kernel_desc
 /// What a [`Kernel`] is built from. Convention for shaders: storage buffers at set 0,
-/// bindings 0..`buffers`; `layout(local_size_x_id = 0) in;` so the workgroup size is
+/// bindings 0..`buffers`, then any uniform texel buffers; `layout(local_size_x_id = 0) in;` so the workgroup size is
 /// specialization constant 0; further constants from id 1. The workgroup size is also the
 /// define `WORKGROUP_SIZE`: size shared arrays with it, not with `gl_WorkGroupSize`.
 #[derive(Clone, Debug, Default)]
@@ -18,6 +18,9 @@ pub struct KernelDesc<'a> {
     pub defines: Vec<(&'a str, String)>,
     /// Number of storage-buffer bindings.
     pub buffers: u32,
+    /// Number of uniform texel buffer bindings (`samplerBuffer`), after the storage buffers:
+    /// bindings `buffers..buffers + texel_buffers`.
+    pub texel_buffers: u32,
     /// Size of the push-constant block in bytes (0: none).
     pub push_constant_bytes: u32,
     /// Workgroup size along x (specialization constant 0).
@@ -45,6 +48,7 @@ pub struct Kernel<'c> {
     pub(crate) set_layout: vk::DescriptorSetLayout,
     pub(crate) push_constant_bytes: u32,
     pub(crate) buffers: u32,
+    pub(crate) texel_buffers: u32,
 }
 
 impl<'c> Kernel<'c> {
@@ -88,13 +92,18 @@ impl<'c> Kernel<'c> {
             set_layout: vk::DescriptorSetLayout::null(),
             push_constant_bytes: desc.push_constant_bytes,
             buffers: desc.buffers,
+            texel_buffers: desc.texel_buffers,
         };
         // Fill the handles one by one; Drop destroys whatever was created if a step fails.
-        let bindings: Vec<_> = (0..desc.buffers)
+        let bindings: Vec<_> = (0..desc.buffers + desc.texel_buffers)
             .map(|b| {
                 vk::DescriptorSetLayoutBinding::default()
                     .binding(b)
-                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                    .descriptor_type(if b < desc.buffers {
+                        vk::DescriptorType::STORAGE_BUFFER
+                    } else {
+                        vk::DescriptorType::UNIFORM_TEXEL_BUFFER
+                    })
                     .descriptor_count(1)
                     .stage_flags(vk::ShaderStageFlags::COMPUTE)
             })

@@ -52,10 +52,13 @@ impl Barrier {
 /// A buffer as a descriptor: what [`Recorder::dispatch`] binds. It borrows the buffer, so the
 /// buffer outlives every recorder it is bound in. From [`Buffer::binding_for`] it also states
 /// how many elements the dispatch reads or writes, and the dispatch checks that the buffer
-/// holds them.
+/// holds them. From [`Buffer::texel_binding`] it is a uniform texel buffer instead of a
+/// storage buffer.
 #[derive(Clone, Copy, Debug)]
 pub struct Binding<'b> {
     raw: vk::Buffer,
+    /// The texel view of a uniform texel buffer; null for a storage buffer.
+    view: vk::BufferView,
     /// Elements in the buffer.
     len: usize,
     /// Elements the dispatch uses (0..used); 0 when the binding states none.
@@ -66,13 +69,24 @@ pub struct Binding<'b> {
 impl<T: Pod> Buffer<'_, T> {
     /// The whole buffer, bound with no stated use (the kernel guards its own indices).
     pub fn binding(&self) -> Binding<'_> {
-        Binding { raw: self.raw, len: self.len(), used: 0, _buffer: PhantomData }
+        Binding { raw: self.raw, view: vk::BufferView::null(), len: self.len(), used: 0, _buffer: PhantomData }
     }
 
     /// The buffer, bound for a dispatch that reads or writes its elements `0..n`:
     /// [`Recorder::dispatch`] fails, before recording anything, unless the buffer holds them.
     pub fn binding_for(&self, n: usize) -> Binding<'_> {
         Binding { used: n, ..self.binding() }
+    }
+}
+
+impl Binding<'_> {
+    /// A uniform texel buffer binding of `view`, a view of `raw`.
+    pub(crate) fn texels(raw: vk::Buffer, view: vk::BufferView) -> Self {
+        Binding { raw, view, len: 0, used: 0, _buffer: PhantomData }
+    }
+
+    fn is_texels(&self) -> bool {
+        self.view != vk::BufferView::null()
     }
 }
 
@@ -110,7 +124,7 @@ pub struct Recorder<'c, 'r> {
     cmd: vk::CommandBuffer,
     pools: Vec<vk::DescriptorPool>,
     sets_left: u32,
-    sets: HashMap<(vk::DescriptorSetLayout, Vec<vk::Buffer>), vk::DescriptorSet>,
+    sets: HashMap<(vk::DescriptorSetLayout, Vec<(vk::Buffer, vk::BufferView)>), vk::DescriptorSet>,
     query_pool: vk::QueryPool,
     query_capacity: u32,
     queries_used: u32,
@@ -231,14 +245,13 @@ impl<'c, 'r> Recorder<'c, 'r> {
     }
 
     fn descriptor_set(&mut self, kernel: &Kernel<'_>, buffers: &[Binding<'r>]) -> Result<vk::DescriptorSet> {
-        let key = (kernel.set_layout, buffers.iter().map(|b| b.raw).collect::<Vec<_>>());
+        let key = (kernel.set_layout, buffers.iter().map(|b| (b.raw, b.view)).collect::<Vec<_>>());
         if let Some(&set) = self.sets.get(&key) {
             return Ok(set);
         }
         if self.sets_left == 0 {
-            let sizes = [vk::DescriptorPoolSize::default()
-                .ty(vk::DescriptorType::STORAGE_BUFFER)
-                .descriptor_count(SETS_PER_POOL * BUFFERS_PER_SET)];
+            let sizes = [vk::DescriptorType::STORAGE_BUFFER, vk::DescriptorType::UNIFORM_TEXEL_BUFFER]
+                .map(|ty| vk::DescriptorPoolSize::default().ty(ty).descriptor_count(SETS_PER_POOL * BUFFERS_PER_SET));
             let info = vk::DescriptorPoolCreateInfo::default().max_sets(SETS_PER_POOL).pool_sizes(&sizes);
             // SAFETY: valid create info; destroyed in Drop.
             let pool =
@@ -249,20 +262,23 @@ impl<'c, 'r> Recorder<'c, 'r> {
         let layouts = [kernel.set_layout];
         let pool = *self.pools.last().context("descriptor pool")?;
         let info = vk::DescriptorSetAllocateInfo::default().descriptor_pool(pool).set_layouts(&layouts);
-        // SAFETY: the pool has room (sets_left) for one more set of ≤ BUFFERS_PER_SET buffers.
+        // SAFETY: the pool has room (sets_left) for one more set of ≤ BUFFERS_PER_SET buffers of
+        // either type.
         let set = unsafe { self.ctx.device.allocate_descriptor_sets(&info) }.context("allocate descriptor set")?[0];
         self.sets_left -= 1;
         let infos: Vec<[vk::DescriptorBufferInfo; 1]> =
             buffers.iter().map(|b| [vk::DescriptorBufferInfo::default().buffer(b.raw).range(vk::WHOLE_SIZE)]).collect();
-        let writes: Vec<_> = infos
+        let views: Vec<[vk::BufferView; 1]> = buffers.iter().map(|b| [b.view]).collect();
+        let writes: Vec<_> = buffers
             .iter()
             .enumerate()
-            .map(|(i, info)| {
-                vk::WriteDescriptorSet::default()
-                    .dst_set(set)
-                    .dst_binding(i as u32)
-                    .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
-                    .buffer_info(info)
+            .map(|(i, b)| {
+                let write = vk::WriteDescriptorSet::default().dst_set(set).dst_binding(i as u32);
+                if b.is_texels() {
+                    write.descriptor_type(vk::DescriptorType::UNIFORM_TEXEL_BUFFER).texel_buffer_view(&views[i])
+                } else {
+                    write.descriptor_type(vk::DescriptorType::STORAGE_BUFFER).buffer_info(&infos[i])
+                }
             })
             .collect();
         // SAFETY: the set is not in use by any pending command buffer yet.
@@ -282,11 +298,16 @@ impl<'c, 'r> Recorder<'c, 'r> {
         push: &P,
         groups: [u32; 3],
     ) -> Result<()> {
+        let texels = buffers.iter().filter(|b| b.is_texels()).count() as u32;
         anyhow::ensure!(
-            buffers.len() as u32 == kernel.buffers && kernel.buffers <= BUFFERS_PER_SET,
-            "{} takes {} buffers, got {}",
+            buffers.len() as u32 == kernel.buffers + kernel.texel_buffers
+                && buffers.iter().take(kernel.buffers as usize).all(|b| !b.is_texels())
+                && texels == kernel.texel_buffers
+                && buffers.len() as u32 <= BUFFERS_PER_SET,
+            "{} takes {} storage buffers then {} texel buffers, got {} bindings of which {texels} texel buffers",
             kernel.name,
             kernel.buffers,
+            kernel.texel_buffers,
             buffers.len()
         );
         let push_bytes: &[u8] = bytemuck::bytes_of(push);

@@ -4,9 +4,9 @@
 
 use crate::check;
 use crate::coopmat::{self, Out};
-use crate::simt::{self, Config, Elem, Shape};
+use crate::simt::{self, Config, Elem, IoBindings, Shape};
 use anyhow::Result;
-use vk_compute::{Binding, Context, Kernel, Recorder};
+use vk_compute::{Context, Kernel, Recorder};
 
 /// A configuration of either family: a SIMT one (simt.rs) or a cooperative-matrix one (coopmat.rs).
 #[derive(Clone, Copy, Debug)]
@@ -50,20 +50,24 @@ pub enum Built<'c> {
 
 impl<'c> Built<'c> {
     /// Record D = α·A·B + β·C_in over `shape`: one workgroup per block of D (and per K slice
-    /// with split-K, whose `work`space a second dispatch sums).
+    /// with split-K, whose workspace a second dispatch sums).
     pub fn record<'r>(
         &'r self,
         rec: &mut Recorder<'_, 'r>,
-        io: [Binding<'r>; 4],
-        work: Option<Binding<'r>>,
+        io: IoBindings<'r>,
         shape: Shape,
         alpha: f32,
         beta: f32,
     ) -> Result<()> {
         match self {
-            Built::Simt(g) => g.record(rec, io, work, shape, alpha, beta),
-            Built::Coop(g) => simt::record_blocks(rec, &g.kernel, &io, shape, (g.config.block, 1), (alpha, beta)),
+            Built::Simt(g) => g.record(rec, io, shape, alpha, beta),
+            Built::Coop(g) => simt::record_blocks(rec, &g.kernel, &io.abcd, shape, (g.config.block, 1), (alpha, beta)),
         }
+    }
+
+    /// Whether the kernel reads A and B as texel buffers (`texels` in its name).
+    pub fn texel_loads(&self) -> bool {
+        matches!(self, Built::Simt(g) if g.config.texels != 0)
     }
 
     /// The ceilings of this configuration at `shape`, where it has any (simt.rs, coopmat.rs): each with

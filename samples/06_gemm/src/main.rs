@@ -35,11 +35,11 @@ use clap::ValueEnum;
 use coopmat::Out;
 use harness::{or_all, out, BenchRow, GpuTimes, Report, Timing};
 use kernels::{Built, Job};
-use simt::{Config, Elem, Shape, Strategy, Variant};
+use simt::{Config, Elem, IoBindings, Shape, Strategy, Variant};
 use std::collections::hash_map::{Entry, HashMap};
 use std::collections::HashSet;
 use std::process::ExitCode;
-use vk_compute::{Barrier, Binding, Buffer, Context, Kernel, KernelDesc, Recorder};
+use vk_compute::{vk, Barrier, Buffer, Context, Kernel, KernelDesc, Recorder};
 
 fn main() -> ExitCode {
     harness::run_sample::<Args>("06_gemm", run)
@@ -142,9 +142,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                         continue;
                     }
                     let timed = if bench && kind == Kind::Real {
-                        Some(measure(ctx, common, |rec| {
-                            gemm.record(rec, io.bindings(), io.work(), shape, alpha, beta)
-                        })?)
+                        Some(measure(ctx, common, |rec| gemm.record(rec, io.bindings(), shape, alpha, beta))?)
                     } else {
                         None
                     };
@@ -192,12 +190,17 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
 /// The device buffers of one problem: A and B (packed elements of `elem`), C_in (f32) and the
 /// output D (room for 32 bits an element, whatever the kernel writes).
 pub struct Io<'c> {
+    /// The element type A and B hold.
+    elem: Elem,
     a: Buffer<'c, u32>,
     b: Buffer<'c, u32>,
     c: Buffer<'c, f32>,
     d: Buffer<'c, u32>,
     /// Split-K's workspace, grown to the largest a configuration has needed.
     work: Option<Buffer<'c, f32>>,
+    /// The texel format A and B are bound in too, once a configuration with texel loads has
+    /// made their views (`simt::texel_format`).
+    texels: Option<vk::Format>,
 }
 
 impl<'c> Io<'c> {
@@ -213,16 +216,30 @@ impl<'c> Io<'c> {
                 .collect()
         };
         Ok(Io {
+            elem,
             a: Buffer::from_slice(ctx, "A", &words(&x.a))?,
             b: Buffer::from_slice(ctx, "B", &words(&x.b))?,
             c: Buffer::from_slice(ctx, "C", &x.c)?,
             d: Buffer::new(ctx, "D", shape.m as usize * shape.n as usize)?,
             work: None,
+            texels: None,
         })
     }
 
-    /// Make room for `gemm`'s split-K workspace over `shape`, or say why it does not fit.
+    /// Make room for `gemm`'s split-K workspace over `shape` and make the texel views it reads
+    /// A and B through, or say why they do not fit.
     pub fn prepare(&mut self, ctx: &'c Context, gemm: &Built, shape: Shape) -> Result<Option<String>> {
+        if gemm.texel_loads() && self.texels.is_none() {
+            let format = simt::texel_format(self.elem).context("texel loads of this element type")?;
+            for matrix in [&self.a, &self.b] {
+                match matrix.texel_binding(format) {
+                    Ok(_) => {}
+                    Err(e) if e.is::<vk_compute::SetupError>() => return Ok(Some(format!("{}: {e}", gemm.describe()))),
+                    Err(e) => return Err(e),
+                }
+            }
+            self.texels = Some(format);
+        }
         let len = gemm.workspace_len(shape);
         if len > harness::largest_size(ctx, 4) {
             return Ok(Some(format!(
@@ -236,12 +253,15 @@ impl<'c> Io<'c> {
         Ok(None)
     }
 
-    pub fn work(&self) -> Option<Binding<'_>> {
-        self.work.as_ref().map(Buffer::binding)
-    }
-
-    pub fn bindings(&self) -> [Binding<'_>; 4] {
-        [self.a.binding(), self.b.binding(), self.c.binding(), self.d.binding()]
+    /// What a GEMM binds: the texel views exist once `prepare` made them, and are then
+    /// cached by their buffers.
+    pub fn bindings(&self) -> IoBindings<'_> {
+        let texels = self.texels.and_then(|f| Some([self.a.texel_binding(f).ok()?, self.b.texel_binding(f).ok()?]));
+        IoBindings {
+            abcd: [self.a.binding(), self.b.binding(), self.c.binding(), self.d.binding()],
+            work: self.work.as_ref().map(Buffer::binding),
+            texels,
+        }
     }
 
     /// Bytes the problem must move at least: A and B once, D written, C_in read where β ≠ 0.
@@ -267,7 +287,7 @@ impl<'c> Io<'c> {
         }
         // The poison lands before the kernel writes D and the workspace.
         rec.barrier(Barrier::TransferToCompute);
-        gemm.record(&mut rec, self.bindings(), self.work(), shape, alpha, beta)?;
+        gemm.record(&mut rec, self.bindings(), shape, alpha, beta)?;
         rec.submit_and_wait().context("the checked run")?;
         let words = self.d.download().context("read D")?;
         Ok(check::widen(&words, gemm.out(), shape.m as usize * shape.n as usize))
@@ -304,7 +324,7 @@ fn ceilings(
     for (kind, ceiling, bytes) in gemm.ceilings(ctx, shape)? {
         let label = format!("{kind} {name} {} ({config})", shape.label());
         report.pipeline_stats(&label, [ceiling.kernel()])?;
-        let times = measure(ctx, common, |rec| ceiling.record(rec, io.bindings(), io.work(), shape, 1.0, 0.0))?;
+        let times = measure(ctx, common, |rec| ceiling.record(rec, io.bindings(), shape, 1.0, 0.0))?;
         let ops = 2 * u64::from(shape.m) * u64::from(shape.n) * u64::from(shape.k);
         report.bench_row(BenchRow::new(&label, 0, bytes, ops, &times, None));
     }

@@ -5,7 +5,7 @@
 use anyhow::{Context as _, Result};
 use clap::ValueEnum;
 use serde::{Deserialize, Serialize};
-use vk_compute::{Barrier, Binding, Context, Kernel, KernelDesc, Recorder, SubgroupOps};
+use vk_compute::{vk, Barrier, Binding, Context, Kernel, KernelDesc, Recorder, SubgroupOps};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, ValueEnum, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -104,6 +104,10 @@ pub struct Config {
     /// so that the transposing stores hit different banks at no cost in shared memory.
     #[serde(default)]
     pub swizzle: bool,
+    /// register and subgroup: which of A (bit 1) and B (bit 2) are read as uniform texel
+    /// buffers (the texture path) instead of storage buffers where their 4-vectors are aligned.
+    #[serde(default)]
+    pub texels: u32,
 }
 
 impl Config {
@@ -112,7 +116,7 @@ impl Config {
     }
 
     pub const fn tiled(variant: Variant, (bm, bn, bk): (u32, u32, u32), (tm, tn): (u32, u32), pad: u32) -> Self {
-        Config { variant, bm, bn, bk, tm, tn, pad, strategy: None, lanes: None, split: 1, swizzle: false }
+        Config { variant, bm, bn, bk, tm, tn, pad, strategy: None, lanes: None, split: 1, swizzle: false, texels: 0 }
     }
 
     pub const fn lanes(mut self, w: u32, h: u32) -> Self {
@@ -127,6 +131,12 @@ impl Config {
 
     pub const fn swizzled(mut self) -> Self {
         self.swizzle = true;
+        self
+    }
+
+    /// Read A (`matrices` bit 1) and B (bit 2) through the texture path.
+    pub const fn texel_loads(mut self, matrices: u32) -> Self {
+        self.texels = matrices;
         self
     }
 
@@ -166,6 +176,12 @@ impl Config {
         if self.swizzle {
             name += " swizzle";
         }
+        match self.texels {
+            0 => {}
+            1 => name += " texelsA",
+            2 => name += " texelsB",
+            _ => name += " texels",
+        }
         if let Some(s) = self.strategy {
             name += &format!(" {}", harness::value_name(s));
         }
@@ -194,6 +210,13 @@ impl Config {
                 config.split = split.parse().ok()?;
             } else if *word == "swizzle" {
                 config.swizzle = true;
+            } else if let Some(which) = word.strip_prefix("texels") {
+                config.texels = match which {
+                    "" => 3,
+                    "A" => 1,
+                    "B" => 2,
+                    _ => return None,
+                };
             } else {
                 config.strategy = Some(Strategy::from_str(word, false).ok()?);
             }
@@ -225,6 +248,9 @@ impl Config {
                 caps.name,
                 caps.max_shared_memory_bytes
             ));
+        }
+        if self.texels > 3 || self.texels != 0 && !matches!(self.variant, Variant::Register | Variant::Subgroup) {
+            return Some(format!("{}: texel loads are for register and subgroup", self.name()));
         }
         if matches!(self.variant, Variant::Naive | Variant::Shared) {
             return None;
@@ -449,6 +475,10 @@ impl<'c> Gemm<'c> {
         if config.swizzle {
             tile_defines.push(("SWIZZLE_A", 1));
         }
+        let buffers = if config.split > 1 { 5 } else { 4 };
+        if config.texels != 0 {
+            tile_defines.extend([("TEXEL_LOADS", config.texels), ("TEXEL_BINDING", buffers)]);
+        }
         let mut defines = harness::numeric_defines(&tile_defines);
         if elem == Elem::F16 {
             defines.push(("INPUT_F16", "1".into()));
@@ -470,7 +500,6 @@ impl<'c> Gemm<'c> {
             let tile = row * u64::from(shape.n.div_ceil(config.bn)) + u64::from(site.n / config.bn);
             defines.extend(common.fault_defines(site.element(shape), tile));
         }
-        let buffers = if config.split > 1 { 5 } else { 4 };
         let reduce = if config.split > 1 {
             let desc = KernelDesc {
                 shader: "06_gemm/split_reduce.comp",
@@ -490,6 +519,7 @@ impl<'c> Gemm<'c> {
             buffers,
             push_constant_bytes: std::mem::size_of::<Push>() as u32,
             workgroup_size: config.workgroup_size(),
+            texel_buffers: if config.texels != 0 { 2 } else { 0 },
             constants: config.strategy.map(|s| vec![s as u32]).unwrap_or_default(),
             subgroup_size: required,
             ..Default::default()
@@ -509,30 +539,54 @@ impl<'c> Gemm<'c> {
     }
 
     /// Record D = α·A·B + β·C_in over `shape`: one dispatch, one workgroup per BM×BN block
-    /// (and per K slice). With split-K, `work` is the workspace of [`Gemm::workspace_len`]
+    /// (and per K slice). With split-K, `io.work` is the workspace of [`Gemm::workspace_len`]
     /// elements, and a second dispatch sums the slices into D.
     pub fn record<'r>(
         &'r self,
         rec: &mut Recorder<'_, 'r>,
-        io: [Binding<'r>; 4],
-        work: Option<Binding<'r>>,
+        io: IoBindings<'r>,
         shape: Shape,
         alpha: f32,
         beta: f32,
     ) -> Result<()> {
         let block = [self.config.bm, self.config.bn];
-        let Some(reduce) = &self.reduce else {
-            return record_blocks(rec, &self.kernel, &io, shape, (block, 1), (alpha, beta));
-        };
-        let work = work.context("split-K needs a workspace")?;
-        let bindings = [io[0], io[1], io[2], io[3], work];
+        let mut bindings = io.abcd.to_vec();
+        if self.reduce.is_some() {
+            bindings.push(io.work.context("split-K needs a workspace")?);
+        }
+        let storage = bindings.len();
+        if self.config.texels != 0 {
+            bindings.extend(io.texels.context("texel loads need A and B as texel buffers")?);
+        }
         record_blocks(rec, &self.kernel, &bindings, shape, (block, self.config.split), (alpha, beta))?;
+        let Some(reduce) = &self.reduce else {
+            return Ok(());
+        };
+        let bindings = &bindings[..storage];
         // The slices' partial blocks are in the workspace before the second pass sums them.
         rec.barrier(Barrier::ComputeToCompute);
         let elements = u64::from(shape.m) * u64::from(shape.n);
         let reduce_groups = elements.div_ceil(u64::from(REDUCE_WORKGROUP)).min(REDUCE_MAX_GROUPS) as u32;
         let push = Push { m: shape.m, n: shape.n, k: shape.k, alpha, beta };
-        rec.dispatch(reduce, &bindings, &push, [reduce_groups, 1, 1])
+        rec.dispatch(reduce, bindings, &push, [reduce_groups, 1, 1])
+    }
+}
+
+/// What a GEMM dispatch binds: A, B, C_in and D, and where a configuration needs them, split-K's
+/// workspace and A and B as texel buffers ([`texel_format`]).
+#[derive(Clone, Copy)]
+pub struct IoBindings<'r> {
+    pub abcd: [Binding<'r>; 4],
+    pub work: Option<Binding<'r>>,
+    pub texels: Option<[Binding<'r>; 2]>,
+}
+
+/// The texel format of A and B's 4-vectors for texel loads (`texels`), where `elem` has one.
+pub fn texel_format(elem: Elem) -> Option<vk::Format> {
+    match elem {
+        Elem::F32 => Some(vk::Format::R32G32B32A32_SFLOAT),
+        Elem::F16 => Some(vk::Format::R16G16B16A16_SFLOAT),
+        _ => None,
     }
 }
 
@@ -621,6 +675,24 @@ pub fn grid(variant: Variant) -> Vec<Config> {
             Config::tiled(R, (128, 64, 32), (8, 4), 0).lanes(8, 4).split(2).swizzled(),
             Config::tiled(R, (128, 64, 32), (8, 4), 0).lanes(8, 4).split(4).swizzled(),
             Config::tiled(R, (64, 64, 32), (8, 4), 0).lanes(8, 4).split(4).swizzled(),
+            // A and B read through the texture path, away from the shared-memory reads' path.
+            Config::tiled(R, (128, 256, 16), (8, 8), 0).texel_loads(3),
+            Config::tiled(R, (128, 256, 16), (8, 8), 0).swizzled().texel_loads(3),
+            Config::tiled(R, (128, 128, 8), (8, 8), 4).texel_loads(3),
+            Config::tiled(R, (128, 128, 16), (8, 8), 0).swizzled().texel_loads(3),
+            Config::tiled(R, (128, 256, 8), (8, 8), 4).texel_loads(3),
+            Config::tiled(R, (128, 64, 16), (8, 4), 4).lanes(8, 4).split(2).texel_loads(3),
+            Config::tiled(R, (128, 64, 16), (8, 4), 4).lanes(8, 4).split(4).texel_loads(3),
+            Config::tiled(R, (128, 64, 32), (8, 4), 0).lanes(8, 4).split(2).swizzled().texel_loads(3),
+            Config::tiled(R, (128, 256, 16), (8, 8), 0).texel_loads(1),
+            Config::tiled(R, (128, 256, 16), (8, 8), 0).texel_loads(2),
+            Config::tiled(R, (128, 256, 8), (8, 8), 4).texel_loads(1),
+            Config::tiled(R, (128, 256, 8), (8, 8), 4).texel_loads(2),
+            Config::tiled(R, (128, 256, 8), (8, 8), 4).lanes(8, 4).texel_loads(3),
+            Config::tiled(R, (128, 64, 16), (8, 4), 4).lanes(8, 4).split(2).texel_loads(1),
+            Config::tiled(R, (128, 64, 16), (8, 4), 4).lanes(8, 4).split(2).texel_loads(2),
+            Config::tiled(R, (64, 64, 16), (8, 4), 4).lanes(8, 4).split(2).texel_loads(3),
+            Config::tiled(R, (64, 64, 16), (8, 4), 4).lanes(8, 4).split(3).texel_loads(3),
         ],
         _ => {
             let tiles = [
