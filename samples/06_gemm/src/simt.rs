@@ -693,6 +693,14 @@ pub fn grid(variant: Variant) -> Vec<Config> {
             Config::tiled(R, (128, 64, 16), (8, 4), 4).lanes(8, 4).split(2).texel_loads(2),
             Config::tiled(R, (64, 64, 16), (8, 4), 4).lanes(8, 4).split(2).texel_loads(3),
             Config::tiled(R, (64, 64, 16), (8, 4), 4).lanes(8, 4).split(3).texel_loads(3),
+            Config::tiled(R, (128, 256, 8), (8, 8), 0).swizzled().texel_loads(3),
+            Config::tiled(R, (256, 128, 8), (8, 8), 4).texel_loads(3),
+            Config::tiled(R, (128, 64, 16), (8, 4), 0).lanes(8, 4).split(2).swizzled().texel_loads(3),
+            Config::tiled(R, (128, 64, 16), (8, 4), 4).lanes(8, 4).split(3).texel_loads(3),
+            Config::tiled(R, (128, 64, 8), (8, 4), 4).lanes(4, 8).split(2).texel_loads(3),
+            Config::tiled(R, (128, 64, 32), (8, 4), 0).lanes(8, 4).split(4).swizzled().texel_loads(3),
+            Config::tiled(R, (64, 64, 32), (8, 4), 0).lanes(8, 4).split(2).swizzled().texel_loads(3),
+            Config::tiled(R, (64, 64, 32), (8, 4), 0).lanes(8, 4).split(4).swizzled().texel_loads(3),
         ],
         _ => {
             let tiles = [
