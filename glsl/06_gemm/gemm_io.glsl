@@ -34,6 +34,7 @@ layout(std430, binding = 3) writeonly buffer D4 { vec4 d4[]; };
 #ifndef TEXEL_LOADS
 #define TEXEL_LOADS 0
 #endif
+// ANCHOR: texel_loads
 #if TEXEL_LOADS != 0
 // 4-vector texels (RGBA32F, or RGBA16F for f16 inputs), widened to f32 by the fetch.
 layout(binding = TEXEL_BINDING) uniform samplerBuffer a_texels;
@@ -49,6 +50,7 @@ layout(binding = TEXEL_BINDING + 1) uniform samplerBuffer b_texels;
 #else
 #define B4_AT(q) vec4(b4[q])
 #endif
+// ANCHOR_END: texel_loads
 
 #include "gemm_push.glsl"
 

@@ -26,13 +26,14 @@ pub enum Class {
     Square,
     /// K below 1024: few steps along K per block, so fewer, larger blocks are no help.
     ShortK,
-    /// M or N below 256: too few blocks of the large tiles to fill the device.
+    /// M or N below 256, or fewer than 2048² outputs: too few blocks of the large tiles to
+    /// fill the device (a 128×256 tile makes 128 blocks of 2048², 32 of 1024²).
     Skinny,
 }
 
 impl Class {
     pub fn of(shape: Shape) -> Class {
-        if shape.m.min(shape.n) < 256 {
+        if shape.m.min(shape.n) < 256 || u64::from(shape.m) * u64::from(shape.n) < 2048 * 2048 {
             Class::Skinny
         } else if shape.k < 1024 {
             Class::ShortK
