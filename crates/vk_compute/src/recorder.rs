@@ -510,4 +510,39 @@ mod tests {
         drop(ctx);
         assert_eq!(counter.count(), 0, "validation messages");
     }
+
+    #[test]
+    fn texel_bindings_read_the_buffer_and_must_sit_after_the_storage_buffers() {
+        let ctx = context();
+        let counter = ctx.validation_counter();
+        {
+            let desc = KernelDesc {
+                shader: "common/texel_copy.comp",
+                buffers: 1,
+                texel_buffers: 1,
+                push_constant_bytes: 4,
+                workgroup_size: 64,
+                ..Default::default()
+            };
+            let kernel = Kernel::new(&ctx, &desc).expect("kernel");
+            let values: Vec<f32> = (0..64).map(|i| i as f32 * 0.5 - 3.0).collect();
+            let src = Buffer::<f32>::from_slice(&ctx, "src", &values).expect("buffer");
+            let dst = Buffer::<f32>::new(&ctx, "dst", 64).expect("buffer");
+            let texels = src.texel_binding(vk::Format::R32G32B32A32_SFLOAT).expect("texel view");
+            assert!(src.texel_binding(vk::Format::R8_UNORM).is_err(), "a format not offered");
+            let mut rec = Recorder::new(&ctx).expect("recorder");
+            // A storage binding where the texel buffer belongs, and the other way round.
+            assert!(rec.dispatch(&kernel, &[dst.binding(), src.binding()], &16u32, [1, 1, 1]).is_err());
+            assert!(rec.dispatch(&kernel, &[texels, dst.binding()], &16u32, [1, 1, 1]).is_err());
+            rec.fill(&dst, 0xDEAD_BEEF);
+            rec.barrier(Barrier::TransferToCompute);
+            rec.dispatch(&kernel, &[dst.binding(), texels], &16u32, [1, 1, 1]).expect("dispatch");
+            rec.barrier(Barrier::ToHost);
+            rec.submit_and_wait().expect("submit");
+            let mut dst = dst;
+            assert_eq!(dst.download().expect("download"), values);
+        }
+        drop(ctx);
+        assert_eq!(counter.count(), 0, "validation messages");
+    }
 }
