@@ -133,9 +133,10 @@ impl<'c, T: Pod> Buffer<'c, T> {
 
     /// The buffer as a uniform texel buffer of `format` (`samplerBuffer` in GLSL, read with
     /// `texelFetch`): the whole buffer in texels, through a view made on first use and kept
-    /// until the buffer is dropped. Fails with a setup error where the buffer holds more texels
-    /// than the device's `maxTexelBufferElements`. Only formats every device must offer for
-    /// uniform texel buffers are taken: R32_SFLOAT, R32G32B32A32_SFLOAT, R16G16B16A16_SFLOAT.
+    /// until the buffer is dropped. Takes R32_SFLOAT, R32G32B32A32_SFLOAT and
+    /// R16G16B16A16_SFLOAT; fails with a setup error where the device does not offer the
+    /// format for uniform texel buffers, or the buffer holds more texels than its
+    /// `maxTexelBufferElements`.
     pub fn texel_binding(&self, format: vk::Format) -> Result<Binding<'_>> {
         if let Some(&(_, view)) = self.views.borrow().iter().find(|(f, _)| *f == format) {
             return Ok(Binding::texels(self.raw, view));
@@ -146,6 +147,9 @@ impl<'c, T: Pod> Buffer<'c, T> {
             vk::Format::R32G32B32A32_SFLOAT => 16,
             other => anyhow::bail!("texel views of {other:?} are not offered"),
         };
+        if !self.ctx.caps.uniform_texel_formats.contains(&format) {
+            return setup_error(format!("{} does not offer {format:?} for uniform texel buffers", self.ctx.caps.name));
+        }
         let texels = self.bytes / texel_bytes;
         let most = self.ctx.caps.max_texel_buffer_elements;
         if texels > u64::from(most) {
@@ -155,9 +159,9 @@ impl<'c, T: Pod> Buffer<'c, T> {
             ));
         }
         let info = vk::BufferViewCreateInfo::default().buffer(self.raw).format(format).range(texels * texel_bytes);
-        // SAFETY: the buffer is live, has UNIFORM_TEXEL_BUFFER usage, the format is one every
-        // device offers for it, and the range holds at most maxTexelBufferElements texels
-        // inside the buffer; the view is destroyed in Drop, before the buffer.
+        // SAFETY: the buffer is live, has UNIFORM_TEXEL_BUFFER usage, the device offers the
+        // format for it, and the range holds at most maxTexelBufferElements texels inside the
+        // buffer; the view is destroyed in Drop, before the buffer.
         let view = unsafe { self.ctx.device.create_buffer_view(&info, None) }.context("create texel view")?;
         self.views.borrow_mut().push((format, view));
         Ok(Binding::texels(self.raw, view))

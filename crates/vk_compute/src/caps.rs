@@ -169,6 +169,9 @@ pub struct DeviceCaps {
     pub max_storage_buffer_range: u64,
     /// `maxTexelBufferElements`: the most texels one texel-buffer view may hold.
     pub max_texel_buffer_elements: u32,
+    /// Which of R32_SFLOAT, R16G16B16A16_SFLOAT and R32G32B32A32_SFLOAT the device offers
+    /// for uniform texel buffers (see [`crate::Buffer::texel_binding`]).
+    pub uniform_texel_formats: Vec<ash::vk::Format>,
     /// `nonCoherentAtomSize`: flushes and invalidations of mapped memory that is not
     /// host-coherent cover whole multiples of it.
     pub non_coherent_atom_size: u64,

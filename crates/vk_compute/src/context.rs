@@ -278,9 +278,18 @@ fn query_caps(
     let mut subgroup = vk::PhysicalDeviceSubgroupProperties::default();
     let mut driver = vk::PhysicalDeviceDriverProperties::default();
     let mut size_control = vk::PhysicalDeviceSubgroupSizeControlProperties::default();
+    let uniform_texel_formats: Vec<vk::Format> =
+        [vk::Format::R32_SFLOAT, vk::Format::R16G16B16A16_SFLOAT, vk::Format::R32G32B32A32_SFLOAT]
+            .into_iter()
+            .filter(|&format| {
+                // SAFETY: `pd` comes from `instance`.
+                let props = unsafe { instance.get_physical_device_format_properties(pd, format) };
+                props.buffer_features.contains(vk::FormatFeatureFlags::UNIFORM_TEXEL_BUFFER)
+            })
+            .collect();
     if api < vk::API_VERSION_1_1 {
         // Properties2/Features2 chains of 1.1 structures are not defined for this device.
-        return Ok(minimal_caps(&base, api, index, extensions));
+        return Ok(DeviceCaps { uniform_texel_formats, ..minimal_caps(&base, api, index, extensions) });
     }
     let has_driver_props = v12 || has(ash::khr::driver_properties::NAME);
     let has_size_control = v13 || has(ash::ext::subgroup_size_control::NAME);
@@ -404,6 +413,7 @@ fn query_caps(
             && bfloat16.shader_bfloat16_cooperative_matrix != 0,
         coop_mat2,
         // Name, type, version and limits: what a 1.0 query already gives.
+        uniform_texel_formats,
         ..minimal_caps(&base, api, index, extensions)
     })
 }
@@ -472,6 +482,7 @@ fn minimal_caps(base: &vk::PhysicalDeviceProperties, api: u32, index: usize, ext
         max_shared_memory_bytes: limits.max_compute_shared_memory_size,
         max_storage_buffer_range: u64::from(limits.max_storage_buffer_range),
         max_texel_buffer_elements: limits.max_texel_buffer_elements,
+        uniform_texel_formats: Vec::new(),
         non_coherent_atom_size: limits.non_coherent_atom_size,
         max_push_constants_bytes: limits.max_push_constants_size,
         timestamp_period_ns: limits.timestamp_period,
