@@ -5,7 +5,7 @@
 // INPUT_F16: A and B hold float16_t (VK_KHR_16bit_storage); every product is accumulated
 // in f32. --inject-fault (include/fault.glsl): FAULT_ELEMENT is a flat index into A, read
 // from its neighbour (off-by-one); FAULT_WORKGROUP is the flat output tile whose results
-// are not written (drop-workgroup). TEXEL_LOADS (bit 1: A, bit 2: B): the aligned 4-vector
+// are not written (drop-workgroup). TEXEL_LOADS (1: A, 2: B, 3: both): the aligned 4-vector
 // loads of that matrix read the same memory as a uniform texel buffer (A at binding
 // TEXEL_BINDING, B at TEXEL_BINDING + 1), through the texture path instead of the load/store
 // path that shared memory also takes.

@@ -7,9 +7,10 @@ use ash::vk;
 
 // ANCHOR: kernel_desc
 /// What a [`Kernel`] is built from. Convention for shaders: storage buffers at set 0,
-/// bindings 0..`buffers`, then any uniform texel buffers; `layout(local_size_x_id = 0) in;` so the workgroup size is
-/// specialization constant 0; further constants from id 1. The workgroup size is also the
-/// define `WORKGROUP_SIZE`: size shared arrays with it, not with `gl_WorkGroupSize`.
+/// bindings 0..`buffers`, then any uniform texel buffers; `layout(local_size_x_id = 0) in;`
+/// so the workgroup size is specialization constant 0; further constants from id 1. The
+/// workgroup size is also the define `WORKGROUP_SIZE`: size shared arrays with it, not with
+/// `gl_WorkGroupSize`.
 #[derive(Clone, Debug, Default)]
 pub struct KernelDesc<'a> {
     /// Path under `glsl/`, e.g. `"01_hello_subgroup/hello.comp"`.

@@ -104,8 +104,8 @@ pub struct Config {
     /// so that the transposing stores hit different banks at no cost in shared memory.
     #[serde(default)]
     pub swizzle: bool,
-    /// register and subgroup: which of A (bit 1) and B (bit 2) are read as uniform texel
-    /// buffers (the texture path) instead of storage buffers where their 4-vectors are aligned.
+    /// register and subgroup: which matrices are read as uniform texel buffers (the texture
+    /// path) instead of storage buffers where their 4-vectors are aligned: 0 none, 1 A, 2 B, 3 both.
     #[serde(default)]
     pub texels: u32,
     /// register and subgroup: 2 issues each step's loads two steps ahead, into a second
@@ -152,7 +152,7 @@ impl Config {
         self
     }
 
-    /// Read A (`matrices` bit 1) and B (bit 2) through the texture path.
+    /// Read A (`matrices` 1), B (2) or both (3) through the texture path.
     pub const fn texel_loads(mut self, matrices: u32) -> Self {
         self.texels = matrices;
         self
