@@ -28,11 +28,6 @@
 // LOADS_AHEAD 2: each step issues the loads of the step after next, into the second of two
 // register sets, so that a load has two steps of multiply-adds to arrive instead of one.
 //
-// PRODUCERS > 0 (register only): that many more invocations, after the (BM/TM)·(BN/TN) of
-// the lane grid, do all the staging (global loads, shared stores) while the lane grid only
-// computes, so that no computing invocation reads shared memory with a global load of its own
-// in flight. Both roles meet at the same barrier each step.
-//
 // CEILING (timed beside the GEMM, never checked) builds a ceiling instead of a GEMM: the step
 // loop with part of its work taken out (ceiling_steps below).
 #ifndef BLOCK_TILE_GLSL
@@ -60,18 +55,8 @@ layout(local_size_x_id = 0) in;
 // ANCHOR_END: swizzle
 #define A_VECS (BM * BK / 4)  // 4-vectors in an A tile
 #define B_VECS (BK * BN / 4)
-#ifndef PRODUCERS
-#define PRODUCERS 0
-#endif
-#define COMPUTING ((BM / TM) * (BN / TN))  // the invocations of the lane grid
-// The invocations that stage the tiles (the producers, else all), and this one's index among them.
-#define LOADERS (PRODUCERS > 0 ? PRODUCERS : WORKGROUP_SIZE)
-#define LOADER_INDEX (gl_LocalInvocationIndex - (PRODUCERS > 0 ? COMPUTING : 0))
-// Whether this invocation computes, and whether it stages (both without producers).
-#define COMPUTES (PRODUCERS == 0 || gl_LocalInvocationIndex < COMPUTING)
-#define STAGES (PRODUCERS == 0 || gl_LocalInvocationIndex >= COMPUTING)
-#define A_LOADS ((A_VECS + LOADERS - 1) / LOADERS)  // per staging invocation and step
-#define B_LOADS ((B_VECS + LOADERS - 1) / LOADERS)
+#define A_LOADS ((A_VECS + WORKGROUP_SIZE - 1) / WORKGROUP_SIZE)  // per invocation and step
+#define B_LOADS ((B_VECS + WORKGROUP_SIZE - 1) / WORKGROUP_SIZE)
 #ifndef SPLIT_K
 #define SPLIT_K 1
 #endif
@@ -119,7 +104,7 @@ void compute_tile(uint buf, uint tx, uint ty);
 // Load the tiles of K offset k0 into register set `set`, a constant wherever it is called.
 void load_tiles_into(uint set, uint m0, uint n0, uint k0) {
     [[unroll]] for (uint i = 0; i < A_LOADS; i++) {
-        uint v = LOADER_INDEX + i * LOADERS;
+        uint v = gl_LocalInvocationIndex + i * WORKGROUP_SIZE;
         vec4 a = v >= A_VECS ? vec4(0.0) : load_a4(m0 + v / (BK / 4), k0 + (v % (BK / 4)) * 4);
         if (set == 0) {
             next_a[i] = a;
@@ -128,7 +113,7 @@ void load_tiles_into(uint set, uint m0, uint n0, uint k0) {
         }
     }
     [[unroll]] for (uint i = 0; i < B_LOADS; i++) {
-        uint v = LOADER_INDEX + i * LOADERS;
+        uint v = gl_LocalInvocationIndex + i * WORKGROUP_SIZE;
         vec4 b = v >= B_VECS ? vec4(0.0) : load_b4(k0 + v / (BN / 4), n0 + (v % (BN / 4)) * 4);
         if (set == 0) {
             next_b[i] = b;
@@ -145,7 +130,7 @@ void load_tiles(uint m0, uint n0, uint k0) {
 // Store register set `set` (a constant wherever it is called) into shared buffer buf.
 void store_tiles_from(uint set, uint buf) {
     [[unroll]] for (uint i = 0; i < A_LOADS; i++) {
-        uint v = LOADER_INDEX + i * LOADERS;
+        uint v = gl_LocalInvocationIndex + i * WORKGROUP_SIZE;
         if (v >= A_VECS) {
             break;
         }
@@ -156,7 +141,7 @@ void store_tiles_from(uint set, uint buf) {
         }
     }
     [[unroll]] for (uint i = 0; i < B_LOADS; i++) {
-        uint v = LOADER_INDEX + i * LOADERS;
+        uint v = gl_LocalInvocationIndex + i * WORKGROUP_SIZE;
         if (v >= B_VECS) {
             break;
         }
@@ -172,13 +157,11 @@ void store_tiles(uint buf) {
 // step before) and takes step s + 2's; set STORE_SET holds step s + 1's.
 #define STEP_AHEAD2(s, LOAD_SET, STORE_SET)                                  \
     if ((s) < steps) {                                                       \
-        if (STAGES && (s) + 2 < steps) {                                     \
+        if ((s) + 2 < steps) {                                               \
             load_tiles_into(LOAD_SET, m0, n0, k0 + ((s) + 2) * BK);          \
         }                                                                    \
-        if (COMPUTES) {                                                      \
-            compute_tile((s) % 2, tx, ty);                                   \
-        }                                                                    \
-        if (STAGES && (s) + 1 < steps) {                                     \
+        compute_tile((s) % 2, tx, ty);                                       \
+        if ((s) + 1 < steps) {                                               \
             store_tiles_from(STORE_SET, 1 - (s) % 2);                        \
         }                                                                    \
         barrier(); /* as the one-ahead step's barrier */                     \
@@ -193,21 +176,17 @@ void store_tiles(uint buf) {
 // ANCHOR: ceiling_steps
 void ceiling_steps(uint m0, uint n0, uint k0, uint steps, uint tx, uint ty) {
     if (CEILING != 3 && steps > 0) {
-        if (STAGES) {
-            store_tiles(1);
-        }
+        store_tiles(1);
         barrier();  // both buffers hold the first tiles before anyone reads them
     }
     for (uint s = 0; s < steps; s++) {
         uint buf = s % 2;
-        if (CEILING == 3 && STAGES && s + 1 < steps) {
+        if (CEILING == 3 && s + 1 < steps) {
             load_tiles(m0, n0, k0 + (s + 1) * BK);
             store_tiles(1 - buf);
         }
         if (CEILING != 3) {
-            if (COMPUTES) {
-                compute_tile(buf, tx, ty);
-            }
+            compute_tile(buf, tx, ty);
         } else {
             // One read of each tile, at an index the compiler cannot foresee, keeps every
             // shared store (and so every global load) alive.
@@ -240,7 +219,7 @@ void gemm_block(uint tx, uint ty) {
     uint steps = min(all_steps, first + per_slice) - first;
     uint k0 = first * BK;
 // ANCHOR_END: slice
-    if (STAGES && steps > 0) {
+    if (steps > 0) {
         load_tiles(m0, n0, k0);
         store_tiles(0);
     }
@@ -248,7 +227,7 @@ void gemm_block(uint tx, uint ty) {
 #if CEILING
     ceiling_steps(m0, n0, k0, steps, tx, ty);
 #elif LOADS_AHEAD == 2
-    if (STAGES && steps > 1) {
+    if (steps > 1) {
         load_tiles_into(1, m0, n0, k0 + BK);
     }
     // Unrolled by two, so that each register set is named by a constant.
@@ -260,13 +239,11 @@ void gemm_block(uint tx, uint ty) {
 // ANCHOR: steps
     for (uint s = 0; s < steps; s++) {
         uint buf = s % 2;
-        if (STAGES && s + 1 < steps) {
+        if (s + 1 < steps) {
             load_tiles(m0, n0, k0 + (s + 1) * BK);  // in flight during the multiply-adds below
         }
-        if (COMPUTES) {
-            compute_tile(buf, tx, ty);
-        }
-        if (STAGES && s + 1 < steps) {
+        compute_tile(buf, tx, ty);
+        if (s + 1 < steps) {
             store_tiles(1 - buf);
         }
         // The other buffer is written before the next step reads it, and this buffer is read
@@ -275,8 +252,8 @@ void gemm_block(uint tx, uint ty) {
     }
 // ANCHOR_END: steps
 #endif
-    if (fault_drops(tile) || !COMPUTES) {
-        return;  // a dropped tile, or a producer: no results to write
+    if (fault_drops(tile)) {
+        return;
     }
     [[unroll]] for (uint i = 0; i < TM; i++) {
         uint row = m0 + (i / 4) * 4 * NR + ty * 4 + i % 4;

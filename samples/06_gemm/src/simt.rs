@@ -112,10 +112,6 @@ pub struct Config {
     /// register set (0 or 1: one step ahead).
     #[serde(default)]
     pub ahead: u32,
-    /// register: invocations added after the lane grid that only stage the tiles (global
-    /// loads, shared stores) while the lane grid only computes (0: every invocation does both).
-    #[serde(default)]
-    pub producers: u32,
 }
 
 impl Config {
@@ -138,7 +134,6 @@ impl Config {
             swizzle: false,
             texels: 0,
             ahead: 0,
-            producers: 0,
         }
     }
 
@@ -169,19 +164,13 @@ impl Config {
         self
     }
 
-    /// Stage the tiles in `producers` invocations of their own.
-    pub const fn producers(mut self, producers: u32) -> Self {
-        self.producers = producers;
-        self
-    }
-
     pub const fn with(mut self, strategy: Strategy) -> Self {
         self.strategy = Some(strategy);
         self
     }
 
     pub fn workgroup_size(&self) -> u32 {
-        (self.bm / self.tm) * (self.bn / self.tn) + self.producers
+        (self.bm / self.tm) * (self.bn / self.tn)
     }
 
     /// Shared memory one workgroup uses, in bytes.
@@ -220,9 +209,6 @@ impl Config {
         if self.ahead == 2 {
             name += " ahead2";
         }
-        if self.producers > 0 {
-            name += &format!(" producers{}", self.producers);
-        }
         if let Some(s) = self.strategy {
             name += &format!(" {}", harness::value_name(s));
         }
@@ -253,8 +239,6 @@ impl Config {
                 config.swizzle = true;
             } else if *word == "ahead2" {
                 config.ahead = 2;
-            } else if let Some(producers) = word.strip_prefix("producers") {
-                config.producers = producers.parse().ok()?;
             } else if let Some(which) = word.strip_prefix("texels") {
                 config.texels = match which {
                     "" => 3,
@@ -299,9 +283,6 @@ impl Config {
         }
         if self.ahead > 2 || self.ahead == 2 && !matches!(self.variant, Variant::Register | Variant::Subgroup) {
             return Some(format!("{}: loads two steps ahead are for register and subgroup", self.name()));
-        }
-        if self.producers > 0 && self.variant != Variant::Register {
-            return Some(format!("{}: producer invocations are for register", self.name()));
         }
         if matches!(self.variant, Variant::Naive | Variant::Shared) {
             return None;
@@ -529,9 +510,6 @@ impl<'c> Gemm<'c> {
         let buffers = if config.split > 1 { 5 } else { 4 };
         if config.ahead == 2 {
             tile_defines.push(("LOADS_AHEAD", 2));
-        }
-        if config.producers > 0 {
-            tile_defines.push(("PRODUCERS", config.producers));
         }
         if config.texels != 0 {
             tile_defines.extend([("TEXEL_LOADS", config.texels), ("TEXEL_BINDING", buffers)]);
@@ -766,19 +744,6 @@ pub fn grid(variant: Variant) -> Vec<Config> {
             Config::tiled(R, (128, 256, 8), (8, 8), 4).lanes(8, 4).texel_loads(3).two_ahead(),
             Config::tiled(R, (128, 256, 8), (8, 8), 4).lanes(8, 4).two_ahead(),
             Config::tiled(R, (128, 256, 16), (8, 8), 0).two_ahead(),
-            // Producer invocations: the lane grid never has a global load of its own in flight.
-            Config::tiled(R, (128, 128, 8), (8, 8), 4).producers(32),
-            Config::tiled(R, (128, 128, 8), (8, 8), 4).lanes(8, 4).producers(32),
-            Config::tiled(R, (128, 128, 16), (8, 8), 4).producers(32),
-            Config::tiled(R, (128, 128, 8), (8, 8), 4).producers(32).texel_loads(3),
-            Config::tiled(R, (128, 128, 8), (8, 8), 4).producers(32).two_ahead(),
-            Config::tiled(R, (128, 128, 8), (8, 8), 4).producers(64),
-            Config::tiled(R, (128, 256, 8), (8, 16), 4).producers(32),
-            Config::tiled(R, (256, 128, 8), (16, 8), 4).producers(32),
-            Config::tiled(R, (128, 256, 8), (8, 16), 4).producers(32).two_ahead(),
-            Config::tiled(R, (128, 64, 16), (8, 4), 4).lanes(8, 4).split(2).producers(32),
-            Config::tiled(R, (128, 64, 16), (8, 4), 4).lanes(8, 4).split(2).producers(32).two_ahead(),
-            Config::tiled(R, (128, 64, 32), (8, 4), 0).lanes(8, 4).split(2).swizzled().producers(32),
         ],
         _ => {
             let tiles = [
