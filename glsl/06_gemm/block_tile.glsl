@@ -28,11 +28,6 @@
 // LOADS_AHEAD 2: each step issues the loads of the step after next, into the second of two
 // register sets, so that a load has two steps of multiply-adds to arrive instead of one.
 //
-// PRELOAD_FRAGMENTS (register only): each step reads all its fragments from shared memory
-// (read_fragments, BK·(TM+TN) values) before it issues the next tiles' global loads, and then
-// multiplies from registers alone (multiply_fragments), so that no shared read is issued
-// while a global load of the same invocation is in flight.
-//
 // CEILING (timed beside the GEMM, never checked) builds a ceiling instead of a GEMM: the step
 // loop with part of its work taken out (ceiling_steps below).
 #ifndef BLOCK_TILE_GLSL
@@ -71,9 +66,6 @@ layout(local_size_x_id = 0) in;
 #ifndef LOADS_AHEAD
 #define LOADS_AHEAD 1
 #endif
-#ifndef PRELOAD_FRAGMENTS
-#define PRELOAD_FRAGMENTS 0
-#endif
 
 #if SPLIT_K > 1
 layout(std430, binding = 4) writeonly buffer P1 { float p1[]; };
@@ -108,10 +100,6 @@ vec4 later_a[A_LOADS];
 vec4 later_b[B_LOADS];
 
 void compute_tile(uint buf, uint tx, uint ty);
-#if PRELOAD_FRAGMENTS
-void read_fragments(uint buf, uint tx, uint ty);
-void multiply_fragments();
-#endif
 
 // Load the tiles of K offset k0 into register set `set`, a constant wherever it is called.
 void load_tiles_into(uint set, uint m0, uint n0, uint k0) {
@@ -251,17 +239,10 @@ void gemm_block(uint tx, uint ty) {
 // ANCHOR: steps
     for (uint s = 0; s < steps; s++) {
         uint buf = s % 2;
-#if PRELOAD_FRAGMENTS
-        read_fragments(buf, tx, ty);
-#endif
         if (s + 1 < steps) {
             load_tiles(m0, n0, k0 + (s + 1) * BK);  // in flight during the multiply-adds below
         }
-#if PRELOAD_FRAGMENTS
-        multiply_fragments();
-#else
         compute_tile(buf, tx, ty);
-#endif
         if (s + 1 < steps) {
             store_tiles(1 - buf);
         }

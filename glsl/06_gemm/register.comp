@@ -7,29 +7,6 @@
 #version 450
 #include "block_tile.glsl"
 
-#if PRELOAD_FRAGMENTS
-// The step's fragments, read all at once: every k's TM values of A and TN values of B.
-vec4 frag_a[BK][TM / 4];
-vec4 frag_b[BK][TN / 4];
-
-void read_fragments(uint buf, uint tx, uint ty) {
-    [[unroll]] for (uint k = 0; k < BK; k++) {
-        LOAD_A_COL(frag_a[k], buf, k, ty)
-        LOAD_B_ROW(frag_b[k], buf, k, tx)
-    }
-}
-
-void multiply_fragments() {
-    [[unroll]] for (uint k = 0; k < BK; k++) {
-        OUTER_PRODUCT(frag_a[k], frag_b[k])
-    }
-}
-
-void compute_tile(uint buf, uint tx, uint ty) {
-    read_fragments(buf, tx, ty);
-    multiply_fragments();
-}
-#else
 // ANCHOR: compute_tile
 void compute_tile(uint buf, uint tx, uint ty) {
     [[unroll]] for (uint k = 0; k < BK; k++) {
@@ -41,7 +18,6 @@ void compute_tile(uint buf, uint tx, uint ty) {
     }
 }
 // ANCHOR_END: compute_tile
-#endif
 
 void main() {
     uvec2 lane = lane_position();

@@ -112,10 +112,6 @@ pub struct Config {
     /// register set (0 or 1: one step ahead).
     #[serde(default)]
     pub ahead: u32,
-    /// register: each step reads all its fragments from shared memory before issuing the
-    /// next tiles' global loads, then multiplies from registers.
-    #[serde(default)]
-    pub preload: bool,
 }
 
 impl Config {
@@ -138,7 +134,6 @@ impl Config {
             swizzle: false,
             texels: 0,
             ahead: 0,
-            preload: false,
         }
     }
 
@@ -166,12 +161,6 @@ impl Config {
     /// Issue the loads two steps ahead.
     pub const fn two_ahead(mut self) -> Self {
         self.ahead = 2;
-        self
-    }
-
-    /// Read each step's fragments before its global loads.
-    pub const fn preloaded(mut self) -> Self {
-        self.preload = true;
         self
     }
 
@@ -220,9 +209,6 @@ impl Config {
         if self.ahead == 2 {
             name += " ahead2";
         }
-        if self.preload {
-            name += " preload";
-        }
         if let Some(s) = self.strategy {
             name += &format!(" {}", harness::value_name(s));
         }
@@ -253,8 +239,6 @@ impl Config {
                 config.swizzle = true;
             } else if *word == "ahead2" {
                 config.ahead = 2;
-            } else if *word == "preload" {
-                config.preload = true;
             } else if let Some(which) = word.strip_prefix("texels") {
                 config.texels = match which {
                     "" => 3,
@@ -299,9 +283,6 @@ impl Config {
         }
         if self.ahead > 2 || self.ahead == 2 && !matches!(self.variant, Variant::Register | Variant::Subgroup) {
             return Some(format!("{}: loads two steps ahead are for register and subgroup", self.name()));
-        }
-        if self.preload && (self.variant != Variant::Register || self.ahead == 2) {
-            return Some(format!("{}: preloaded fragments are for register, one step ahead", self.name()));
         }
         if matches!(self.variant, Variant::Naive | Variant::Shared) {
             return None;
@@ -529,9 +510,6 @@ impl<'c> Gemm<'c> {
         let buffers = if config.split > 1 { 5 } else { 4 };
         if config.ahead == 2 {
             tile_defines.push(("LOADS_AHEAD", 2));
-        }
-        if config.preload {
-            tile_defines.push(("PRELOAD_FRAGMENTS", 1));
         }
         if config.texels != 0 {
             tile_defines.extend([("TEXEL_LOADS", config.texels), ("TEXEL_BINDING", buffers)]);
@@ -766,18 +744,6 @@ pub fn grid(variant: Variant) -> Vec<Config> {
             Config::tiled(R, (128, 256, 8), (8, 8), 4).lanes(8, 4).texel_loads(3).two_ahead(),
             Config::tiled(R, (128, 256, 8), (8, 8), 4).lanes(8, 4).two_ahead(),
             Config::tiled(R, (128, 256, 16), (8, 8), 0).two_ahead(),
-            // Each step's fragments read before its loads: no shared read behind a global load.
-            Config::tiled(R, (128, 128, 8), (8, 8), 4).preloaded(),
-            Config::tiled(R, (128, 128, 8), (8, 8), 4).lanes(8, 4).preloaded(),
-            Config::tiled(R, (128, 128, 8), (8, 8), 4).lanes(8, 4).texel_loads(3).preloaded(),
-            Config::tiled(R, (128, 128, 4), (8, 8), 4).lanes(8, 4).preloaded(),
-            Config::tiled(R, (128, 256, 4), (8, 8), 4).lanes(8, 4).preloaded(),
-            Config::tiled(R, (128, 256, 4), (8, 8), 4).lanes(8, 4).texel_loads(3).preloaded(),
-            Config::tiled(R, (64, 128, 8), (8, 4), 4).lanes(8, 4).preloaded(),
-            Config::tiled(R, (128, 64, 8), (8, 4), 4).lanes(4, 8).split(2).preloaded(),
-            Config::tiled(R, (128, 64, 8), (8, 4), 4).lanes(4, 8).split(2).texel_loads(3).preloaded(),
-            Config::tiled(R, (128, 64, 8), (8, 4), 4).lanes(4, 8).split(4).preloaded(),
-            Config::tiled(R, (128, 64, 16), (8, 4), 4).lanes(8, 4).split(2).preloaded(),
         ],
         _ => {
             let tiles = [
