@@ -25,9 +25,6 @@
 // transposing stores of 32 consecutive invocations to the 32 banks. Every invocation reading
 // one k-row uses the same permutation, so the reads keep their bank pattern.
 //
-// LOADS_AHEAD 2: each step issues the loads of the step after next, into the second of two
-// register sets, so that a load has two steps of multiply-adds to arrive instead of one.
-//
 // CEILING (timed beside the GEMM, never checked) builds a ceiling instead of a GEMM: the step
 // loop with part of its work taken out (ceiling_steps below).
 #ifndef BLOCK_TILE_GLSL
@@ -63,9 +60,6 @@ layout(local_size_x_id = 0) in;
 #ifndef CEILING
 #define CEILING 0
 #endif
-#ifndef LOADS_AHEAD
-#define LOADS_AHEAD 1
-#endif
 
 #if SPLIT_K > 1
 layout(std430, binding = 4) writeonly buffer P1 { float p1[]; };
@@ -92,43 +86,26 @@ shared vec4 Bs[2 * BK * B_STRIDE];
 
 // This invocation's accumulators: row i (of TM), column group c (of TN/4).
 vec4 acc[TM][TN / 4];
-// The next step's tiles, held between its global loads and its shared stores (set 0), and
-// with LOADS_AHEAD 2 the tiles of the step after (set 1).
+// The next step's tiles, held between their global loads and their shared stores.
 vec4 next_a[A_LOADS];
 vec4 next_b[B_LOADS];
-vec4 later_a[A_LOADS];
-vec4 later_b[B_LOADS];
 
 void compute_tile(uint buf, uint tx, uint ty);
 
-// Load the tiles of K offset k0 into register set `set`, a constant wherever it is called.
-void load_tiles_into(uint set, uint m0, uint n0, uint k0) {
+// Load the tiles of K offset k0 into next_a and next_b.
+void load_tiles(uint m0, uint n0, uint k0) {
     [[unroll]] for (uint i = 0; i < A_LOADS; i++) {
         uint v = gl_LocalInvocationIndex + i * WORKGROUP_SIZE;
-        vec4 a = v >= A_VECS ? vec4(0.0) : load_a4(m0 + v / (BK / 4), k0 + (v % (BK / 4)) * 4);
-        if (set == 0) {
-            next_a[i] = a;
-        } else {
-            later_a[i] = a;
-        }
+        next_a[i] = v >= A_VECS ? vec4(0.0) : load_a4(m0 + v / (BK / 4), k0 + (v % (BK / 4)) * 4);
     }
     [[unroll]] for (uint i = 0; i < B_LOADS; i++) {
         uint v = gl_LocalInvocationIndex + i * WORKGROUP_SIZE;
-        vec4 b = v >= B_VECS ? vec4(0.0) : load_b4(k0 + v / (BN / 4), n0 + (v % (BN / 4)) * 4);
-        if (set == 0) {
-            next_b[i] = b;
-        } else {
-            later_b[i] = b;
-        }
+        next_b[i] = v >= B_VECS ? vec4(0.0) : load_b4(k0 + v / (BN / 4), n0 + (v % (BN / 4)) * 4);
     }
 }
 
-void load_tiles(uint m0, uint n0, uint k0) {
-    load_tiles_into(0, m0, n0, k0);
-}
-
-// Store register set `set` (a constant wherever it is called) into shared buffer buf.
-void store_tiles_from(uint set, uint buf) {
+// Store next_a and next_b into shared buffer buf.
+void store_tiles(uint buf) {
     [[unroll]] for (uint i = 0; i < A_LOADS; i++) {
         uint v = gl_LocalInvocationIndex + i * WORKGROUP_SIZE;
         if (v >= A_VECS) {
@@ -137,7 +114,7 @@ void store_tiles_from(uint set, uint buf) {
         uint m = v / (BK / 4);
         uint k = (v % (BK / 4)) * 4;
         [[unroll]] for (uint j = 0; j < 4; j++) {
-            As[A_INDEX(buf, k + j, m / 4)][m % 4] = set == 0 ? next_a[i][j] : later_a[i][j];
+            As[A_INDEX(buf, k + j, m / 4)][m % 4] = next_a[i][j];
         }
     }
     [[unroll]] for (uint i = 0; i < B_LOADS; i++) {
@@ -145,27 +122,9 @@ void store_tiles_from(uint set, uint buf) {
         if (v >= B_VECS) {
             break;
         }
-        Bs[(buf * BK + v / (BN / 4)) * B_STRIDE + v % (BN / 4)] = set == 0 ? next_b[i] : later_b[i];
+        Bs[(buf * BK + v / (BN / 4)) * B_STRIDE + v % (BN / 4)] = next_b[i];
     }
 }
-
-void store_tiles(uint buf) {
-    store_tiles_from(0, buf);
-}
-
-// One step s of LOADS_AHEAD 2: set LOAD_SET is free (its tiles, step s's, were stored by the
-// step before) and takes step s + 2's; set STORE_SET holds step s + 1's.
-#define STEP_AHEAD2(s, LOAD_SET, STORE_SET)                                  \
-    if ((s) < steps) {                                                       \
-        if ((s) + 2 < steps) {                                               \
-            load_tiles_into(LOAD_SET, m0, n0, k0 + ((s) + 2) * BK);          \
-        }                                                                    \
-        compute_tile((s) % 2, tx, ty);                                       \
-        if ((s) + 1 < steps) {                                               \
-            store_tiles_from(STORE_SET, 1 - (s) % 2);                        \
-        }                                                                    \
-        barrier(); /* as the one-ahead step's barrier */                     \
-    }
 
 // The step loop of a ceiling, which times part of the GEMM's work: CEILING 1, the tiles stay
 // resident (the first step's tiles are in both buffers and every step computes on them: no
@@ -226,15 +185,6 @@ void gemm_block(uint tx, uint ty) {
     barrier();  // the first tiles are in shared memory before anyone reads them
 #if CEILING
     ceiling_steps(m0, n0, k0, steps, tx, ty);
-#elif LOADS_AHEAD == 2
-    if (steps > 1) {
-        load_tiles_into(1, m0, n0, k0 + BK);
-    }
-    // Unrolled by two, so that each register set is named by a constant.
-    for (uint s = 0; s < steps; s += 2) {
-        STEP_AHEAD2(s, 0, 1)
-        STEP_AHEAD2(s + 1, 1, 0)
-    }
 #else
 // ANCHOR: steps
     for (uint s = 0; s < steps; s++) {

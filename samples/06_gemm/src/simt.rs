@@ -108,10 +108,6 @@ pub struct Config {
     /// path) instead of storage buffers where their 4-vectors are aligned: 0 none, 1 A, 2 B, 3 both.
     #[serde(default)]
     pub texels: u32,
-    /// register and subgroup: 2 issues each step's loads two steps ahead, into a second
-    /// register set (0 or 1: one step ahead).
-    #[serde(default)]
-    pub ahead: u32,
 }
 
 impl Config {
@@ -120,21 +116,7 @@ impl Config {
     }
 
     pub const fn tiled(variant: Variant, (bm, bn, bk): (u32, u32, u32), (tm, tn): (u32, u32), pad: u32) -> Self {
-        Config {
-            variant,
-            bm,
-            bn,
-            bk,
-            tm,
-            tn,
-            pad,
-            strategy: None,
-            lanes: None,
-            split: 1,
-            swizzle: false,
-            texels: 0,
-            ahead: 0,
-        }
+        Config { variant, bm, bn, bk, tm, tn, pad, strategy: None, lanes: None, split: 1, swizzle: false, texels: 0 }
     }
 
     pub const fn lanes(mut self, w: u32, h: u32) -> Self {
@@ -155,12 +137,6 @@ impl Config {
     /// Read A (`matrices` 1), B (2) or both (3) through the texture path.
     pub const fn texel_loads(mut self, matrices: u32) -> Self {
         self.texels = matrices;
-        self
-    }
-
-    /// Issue the loads two steps ahead.
-    pub const fn two_ahead(mut self) -> Self {
-        self.ahead = 2;
         self
     }
 
@@ -206,9 +182,6 @@ impl Config {
             2 => name += " texelsB",
             _ => name += " texels",
         }
-        if self.ahead == 2 {
-            name += " ahead2";
-        }
         if let Some(s) = self.strategy {
             name += &format!(" {}", harness::value_name(s));
         }
@@ -237,8 +210,6 @@ impl Config {
                 config.split = split.parse().ok()?;
             } else if *word == "swizzle" {
                 config.swizzle = true;
-            } else if *word == "ahead2" {
-                config.ahead = 2;
             } else if let Some(which) = word.strip_prefix("texels") {
                 config.texels = match which {
                     "" => 3,
@@ -280,9 +251,6 @@ impl Config {
         }
         if self.texels > 3 || self.texels != 0 && !matches!(self.variant, Variant::Register | Variant::Subgroup) {
             return Some(format!("{}: texel loads are for register and subgroup", self.name()));
-        }
-        if self.ahead > 2 || self.ahead == 2 && !matches!(self.variant, Variant::Register | Variant::Subgroup) {
-            return Some(format!("{}: loads two steps ahead are for register and subgroup", self.name()));
         }
         if matches!(self.variant, Variant::Naive | Variant::Shared) {
             return None;
@@ -508,9 +476,6 @@ impl<'c> Gemm<'c> {
             tile_defines.push(("SWIZZLE_A", 1));
         }
         let buffers = if config.split > 1 { 5 } else { 4 };
-        if config.ahead == 2 {
-            tile_defines.push(("LOADS_AHEAD", 2));
-        }
         if config.texels != 0 {
             tile_defines.extend([("TEXEL_LOADS", config.texels), ("TEXEL_BINDING", buffers)]);
         }
@@ -736,14 +701,6 @@ pub fn grid(variant: Variant) -> Vec<Config> {
             Config::tiled(R, (128, 64, 32), (8, 4), 0).lanes(8, 4).split(4).swizzled().texel_loads(3),
             Config::tiled(R, (64, 64, 32), (8, 4), 0).lanes(8, 4).split(2).swizzled().texel_loads(3),
             Config::tiled(R, (64, 64, 32), (8, 4), 0).lanes(8, 4).split(4).swizzled().texel_loads(3),
-            // Loads two steps ahead: two steps of multiply-adds to hide each load's latency.
-            Config::tiled(R, (128, 64, 16), (8, 4), 4).lanes(8, 4).split(2).two_ahead(),
-            Config::tiled(R, (128, 64, 16), (8, 4), 4).lanes(8, 4).split(2).texel_loads(3).two_ahead(),
-            Config::tiled(R, (128, 64, 16), (8, 4), 4).lanes(8, 4).split(4).texel_loads(3).two_ahead(),
-            Config::tiled(R, (128, 64, 8), (8, 4), 4).lanes(4, 8).split(2).texel_loads(3).two_ahead(),
-            Config::tiled(R, (128, 256, 8), (8, 8), 4).lanes(8, 4).texel_loads(3).two_ahead(),
-            Config::tiled(R, (128, 256, 8), (8, 8), 4).lanes(8, 4).two_ahead(),
-            Config::tiled(R, (128, 256, 16), (8, 8), 0).two_ahead(),
         ],
         _ => {
             let tiles = [
