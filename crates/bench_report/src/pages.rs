@@ -166,7 +166,7 @@ impl<'a> Context<'a> {
     }
 
     fn device_table(&self) -> String {
-        let mut t = String::from("| device | driver | Vulkan | subgroup size | record date | commit | peer |\n");
+        let mut t = String::from("| device | driver | Vulkan | subgroup size | measured | commit | peer |\n");
         t.push_str("| --- | --- | --- | --- | --- | --- | --- |\n");
         let (driver, api, subgroup) = match &self.record.device {
             Some(d) => (
@@ -177,10 +177,18 @@ impl<'a> Context<'a> {
             None => ("-".into(), "-".into(), "-".into()),
         };
         let peer = self.peer_label().unwrap_or_else(|| "none".into());
+        // A merged record keeps the date its first measurement began; the samples re-measured
+        // since carry their own dates ("YYYY-MM-DD HH:MM UTC", which sorts as text), and the
+        // commit is the build of the latest merge, so the column gives the span.
+        let last = self.record.runs.iter().map(|r| r.date.as_str()).max().filter(|&d| d > self.record.date.as_str());
+        let measured = match last {
+            Some(last) => format!("{} to {last}", self.record.date),
+            None => self.record.date.clone(),
+        };
         let _ = writeln!(
             t,
-            "| {} | {driver} | {api} | {subgroup} | {} | `{}` | {peer} |",
-            self.device, self.record.date, self.record.commit
+            "| {} | {driver} | {api} | {subgroup} | {measured} | `{}` | {peer} |",
+            self.device, self.record.commit
         );
         t
     }

@@ -31,7 +31,8 @@ fn record_text() -> String {
     format!(
         r#"{{"schema": "subgroup-suite-bench/2", "commit": "abc", "date": "2026-12-06 06:00 UTC", "quick": false,
           "device": {{"name": "Test GPU", "driver_name": "drv", "driver_info": "1.0", "api_version": "1.4", "subgroup_size": 32}},
-          "runs": [{{"sample": "02_reduce", "commit": "abc", "date": "2026-12-06 06:00 UTC", "wall_seconds": 10.0}}],
+          "runs": [{{"sample": "02_reduce", "commit": "abc", "date": "2026-12-06 06:00 UTC", "wall_seconds": 10.0}},
+                   {{"sample": "06_gemm", "commit": "abc", "date": "2026-12-07 08:00 UTC", "wall_seconds": 20.0}}],
           "samples": [
             {{"sample": "02_reduce", "status": "PASS", "bench": [{}]}},
             {{"sample": "05_atomics", "status": "PASS", "bench": [{}]}},
@@ -95,6 +96,9 @@ fn fragments_carry_their_anchors_and_the_peer_beside_its_row() {
     assert!(page.contains("](test/02_reduce.svg)"), "page images are relative to the page");
     assert!(page.contains("| orphan |"), "unmatched peer rows are listed");
     assert!(page.contains("measured at commit `abc`"));
+    // A sample merged in later: the device table gives the span of the measurement.
+    let device = text_of(&files, "docs/src/results/test/device.md");
+    assert!(device.contains("| 2026-12-06 06:00 UTC to 2026-12-07 08:00 UTC | `abc` |"), "{device}");
     let svg = text_of(&files, "docs/src/results/test/02_reduce.svg");
     assert!(svg.contains("Test GPU") && svg.contains("GB/s") && svg.contains("peer: torch.sum(x)"));
     assert!(!svg.contains("font-family=\"Arial"), "only the generic family");
