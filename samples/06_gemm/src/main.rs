@@ -142,7 +142,7 @@ fn run(ctx: &Context, args: &Args, report: &mut Report) -> Result<()> {
                         continue;
                     }
                     let timed = if bench && kind == Kind::Real {
-                        Some(measure(ctx, common, |rec| gemm.record(rec, io.bindings(), shape, alpha, beta))?)
+                        Some(measure(ctx, common, |rec| gemm.record(rec, io.bindings()?, shape, alpha, beta))?)
                     } else {
                         None
                     };
@@ -253,15 +253,18 @@ impl<'c> Io<'c> {
         Ok(None)
     }
 
-    /// What a GEMM binds: the texel views exist once `prepare` made them, and are then
-    /// cached by their buffers.
-    pub fn bindings(&self) -> IoBindings<'_> {
-        let texels = self.texels.and_then(|f| Some([self.a.texel_binding(f).ok()?, self.b.texel_binding(f).ok()?]));
-        IoBindings {
+    /// What a GEMM binds. The texel views were made by `prepare`; their buffers hand back
+    /// the cached views.
+    pub fn bindings(&self) -> Result<IoBindings<'_>> {
+        let texels = match self.texels {
+            Some(format) => Some([self.a.texel_binding(format)?, self.b.texel_binding(format)?]),
+            None => None,
+        };
+        Ok(IoBindings {
             abcd: [self.a.binding(), self.b.binding(), self.c.binding(), self.d.binding()],
             work: self.work.as_ref().map(Buffer::binding),
             texels,
-        }
+        })
     }
 
     /// Bytes the problem must move at least: A and B once, D written, C_in read where β ≠ 0.
@@ -287,7 +290,7 @@ impl<'c> Io<'c> {
         }
         // The poison lands before the kernel writes D and the workspace.
         rec.barrier(Barrier::TransferToCompute);
-        gemm.record(&mut rec, self.bindings(), shape, alpha, beta)?;
+        gemm.record(&mut rec, self.bindings()?, shape, alpha, beta)?;
         rec.submit_and_wait().context("the checked run")?;
         let words = self.d.download().context("read D")?;
         Ok(check::widen(&words, gemm.out(), shape.m as usize * shape.n as usize))
@@ -324,7 +327,7 @@ fn ceilings(
     for (kind, ceiling, bytes) in gemm.ceilings(ctx, shape)? {
         let label = format!("{kind} {name} {} ({config})", shape.label());
         report.pipeline_stats(&label, [ceiling.kernel()])?;
-        let times = measure(ctx, common, |rec| ceiling.record(rec, io.bindings(), shape, 1.0, 0.0))?;
+        let times = measure(ctx, common, |rec| ceiling.record(rec, io.bindings()?, shape, 1.0, 0.0))?;
         let ops = 2 * u64::from(shape.m) * u64::from(shape.n) * u64::from(shape.k);
         report.bench_row(BenchRow::new(&label, 0, bytes, ops, &times, None));
     }

@@ -334,7 +334,7 @@ pub fn tune(
                     out(format!("tune [{done}/{total}] {}: {why}", job.name()));
                     continue;
                 }
-                let times = harness::time_gpu(ctx, &timing, |rec| gemm.record(rec, io.bindings(), shape, 1.0, 0.0))?;
+                let times = harness::time_gpu(ctx, &timing, |rec| gemm.record(rec, io.bindings()?, shape, 1.0, 0.0))?;
                 let tflops = shape.flops() as f64 / times.median_ns() / 1e3;
                 out(format!(
                     "tune [{done}/{total}] {} {class:?} {}: {} {tflops:.2} TFLOP/s",
