@@ -108,6 +108,10 @@ pub struct Config {
     /// path) instead of storage buffers where their 4-vectors are aligned: 0 none, 1 A, 2 B, 3 both.
     #[serde(default)]
     pub texels: u32,
+    /// register: each step's last k is multiplied after the step's barrier, and the next
+    /// step's first fragments are read before those multiply-adds (block_tile.glsl).
+    #[serde(default)]
+    pub xbar: bool,
 }
 
 impl Config {
@@ -116,7 +120,21 @@ impl Config {
     }
 
     pub const fn tiled(variant: Variant, (bm, bn, bk): (u32, u32, u32), (tm, tn): (u32, u32), pad: u32) -> Self {
-        Config { variant, bm, bn, bk, tm, tn, pad, strategy: None, lanes: None, split: 1, swizzle: false, texels: 0 }
+        Config {
+            variant,
+            bm,
+            bn,
+            bk,
+            tm,
+            tn,
+            pad,
+            strategy: None,
+            lanes: None,
+            split: 1,
+            swizzle: false,
+            texels: 0,
+            xbar: false,
+        }
     }
 
     pub const fn lanes(mut self, w: u32, h: u32) -> Self {
@@ -182,6 +200,9 @@ impl Config {
             2 => name += " texelsB",
             _ => name += " texels",
         }
+        if self.xbar {
+            name += " xbar";
+        }
         if let Some(s) = self.strategy {
             name += &format!(" {}", harness::value_name(s));
         }
@@ -210,6 +231,8 @@ impl Config {
                 config.split = split.parse().ok()?;
             } else if *word == "swizzle" {
                 config.swizzle = true;
+            } else if *word == "xbar" {
+                config.xbar = true;
             } else if let Some(which) = word.strip_prefix("texels") {
                 config.texels = match which {
                     "" => 3,
@@ -251,6 +274,9 @@ impl Config {
         }
         if self.texels > 3 || self.texels != 0 && !matches!(self.variant, Variant::Register | Variant::Subgroup) {
             return Some(format!("{}: texel loads are for register and subgroup", self.name()));
+        }
+        if self.xbar && self.variant != Variant::Register {
+            return Some(format!("{}: multiply-adds across the barrier are for register", self.name()));
         }
         if matches!(self.variant, Variant::Naive | Variant::Shared) {
             return None;
@@ -474,6 +500,9 @@ impl<'c> Gemm<'c> {
         }
         if config.swizzle {
             tile_defines.push(("SWIZZLE_A", 1));
+        }
+        if config.xbar {
+            tile_defines.push(("CROSS_BARRIER", 1));
         }
         let buffers = if config.split > 1 { 5 } else { 4 };
         if config.texels != 0 {
