@@ -91,7 +91,6 @@ vec4 next_a[A_LOADS];
 vec4 next_b[B_LOADS];
 
 void compute_tile(uint buf, uint tx, uint ty);
-void steps_across_barrier(uint m0, uint n0, uint k0, uint steps, uint tx, uint ty);
 
 // Load the tiles of K offset k0 into next_a and next_b.
 void load_tiles(uint m0, uint n0, uint k0) {
@@ -186,8 +185,6 @@ void gemm_block(uint tx, uint ty) {
     barrier();  // the first tiles are in shared memory before anyone reads them
 #if CEILING
     ceiling_steps(m0, n0, k0, steps, tx, ty);
-#elif defined(CROSS_BARRIER)
-    steps_across_barrier(m0, n0, k0, steps, tx, ty);
 #else
 // ANCHOR: steps
     for (uint s = 0; s < steps; s++) {
@@ -262,47 +259,4 @@ uvec2 lane_position() {
     [[unroll]] for (uint r = 0; r < TM / 4; r++) {            \
         a[r] = As[A_INDEX(buf, k, r * NR + (ty))];         \
     }
-
-#ifdef CROSS_BARRIER
-// The step loop with each step's last k multiplied after the step's barrier: the barrier's
-// wait and the first shared reads after it (the next step's k = 0 fragments, read here) then
-// overlap those multiply-adds instead of stalling every invocation at once.
-void steps_across_barrier(uint m0, uint n0, uint k0, uint steps, uint tx, uint ty) {
-    vec4 a0[TM / 4];
-    vec4 b0[TN / 4];
-    if (steps > 0) {
-        LOAD_A_COL(a0, 0, 0, ty)
-        LOAD_B_ROW(b0, 0, 0, tx)
-    }
-    for (uint s = 0; s < steps; s++) {
-        uint buf = s % 2;
-        if (s + 1 < steps) {
-            load_tiles(m0, n0, k0 + (s + 1) * BK);
-        }
-        OUTER_PRODUCT(a0, b0)
-        [[unroll]] for (uint k = 1; k + 1 < BK; k++) {
-            vec4 a[TM / 4];
-            vec4 b[TN / 4];
-            LOAD_A_COL(a, buf, k, ty)
-            LOAD_B_ROW(b, buf, k, tx)
-            OUTER_PRODUCT(a, b)
-        }
-        vec4 a_last[TM / 4];
-        vec4 b_last[TN / 4];
-        LOAD_A_COL(a_last, buf, BK - 1, ty)
-        LOAD_B_ROW(b_last, buf, BK - 1, tx)
-        if (s + 1 < steps) {
-            store_tiles(1 - buf);
-        }
-        // As the plain step's barrier: every read of this buffer (its last k included) is
-        // done, and the other buffer is written, before anyone reads it below.
-        barrier();
-        if (s + 1 < steps) {
-            LOAD_A_COL(a0, 1 - buf, 0, ty)
-            LOAD_B_ROW(b0, 1 - buf, 0, tx)
-        }
-        OUTER_PRODUCT(a_last, b_last)
-    }
-}
-#endif
 #endif

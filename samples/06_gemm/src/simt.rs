@@ -108,10 +108,6 @@ pub struct Config {
     /// path) instead of storage buffers where their 4-vectors are aligned: 0 none, 1 A, 2 B, 3 both.
     #[serde(default)]
     pub texels: u32,
-    /// register: each step's last k is multiplied after the step's barrier, and the next
-    /// step's first fragments are read before those multiply-adds (block_tile.glsl).
-    #[serde(default)]
-    pub xbar: bool,
 }
 
 impl Config {
@@ -120,21 +116,7 @@ impl Config {
     }
 
     pub const fn tiled(variant: Variant, (bm, bn, bk): (u32, u32, u32), (tm, tn): (u32, u32), pad: u32) -> Self {
-        Config {
-            variant,
-            bm,
-            bn,
-            bk,
-            tm,
-            tn,
-            pad,
-            strategy: None,
-            lanes: None,
-            split: 1,
-            swizzle: false,
-            texels: 0,
-            xbar: false,
-        }
+        Config { variant, bm, bn, bk, tm, tn, pad, strategy: None, lanes: None, split: 1, swizzle: false, texels: 0 }
     }
 
     pub const fn lanes(mut self, w: u32, h: u32) -> Self {
@@ -200,9 +182,6 @@ impl Config {
             2 => name += " texelsB",
             _ => name += " texels",
         }
-        if self.xbar {
-            name += " xbar";
-        }
         if let Some(s) = self.strategy {
             name += &format!(" {}", harness::value_name(s));
         }
@@ -231,8 +210,6 @@ impl Config {
                 config.split = split.parse().ok()?;
             } else if *word == "swizzle" {
                 config.swizzle = true;
-            } else if *word == "xbar" {
-                config.xbar = true;
             } else if let Some(which) = word.strip_prefix("texels") {
                 config.texels = match which {
                     "" => 3,
@@ -274,9 +251,6 @@ impl Config {
         }
         if self.texels > 3 || self.texels != 0 && !matches!(self.variant, Variant::Register | Variant::Subgroup) {
             return Some(format!("{}: texel loads are for register and subgroup", self.name()));
-        }
-        if self.xbar && self.variant != Variant::Register {
-            return Some(format!("{}: multiply-adds across the barrier are for register", self.name()));
         }
         if matches!(self.variant, Variant::Naive | Variant::Shared) {
             return None;
@@ -500,9 +474,6 @@ impl<'c> Gemm<'c> {
         }
         if config.swizzle {
             tile_defines.push(("SWIZZLE_A", 1));
-        }
-        if config.xbar {
-            tile_defines.push(("CROSS_BARRIER", 1));
         }
         let buffers = if config.split > 1 { 5 } else { 4 };
         if config.texels != 0 {
