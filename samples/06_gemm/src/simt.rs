@@ -108,6 +108,10 @@ pub struct Config {
     /// path) instead of storage buffers where their 4-vectors are aligned: 0 none, 1 A, 2 B, 3 both.
     #[serde(default)]
     pub texels: u32,
+    /// register: A and B declared `volatile`, so the compiler keeps their loads where the
+    /// source issues them instead of moving them next to their stores.
+    #[serde(default)]
+    pub pinned: bool,
 }
 
 impl Config {
@@ -116,7 +120,7 @@ impl Config {
     }
 
     pub const fn tiled(variant: Variant, (bm, bn, bk): (u32, u32, u32), (tm, tn): (u32, u32), pad: u32) -> Self {
-        Config { variant, bm, bn, bk, tm, tn, pad, strategy: None, lanes: None, split: 1, swizzle: false, texels: 0 }
+        Config { variant, bm, bn, bk, tm, tn, pad, strategy: None, lanes: None, split: 1, swizzle: false, texels: 0, pinned: false }
     }
 
     pub const fn lanes(mut self, w: u32, h: u32) -> Self {
@@ -182,6 +186,9 @@ impl Config {
             2 => name += " texelsB",
             _ => name += " texels",
         }
+        if self.pinned {
+            name += " pinned";
+        }
         if let Some(s) = self.strategy {
             name += &format!(" {}", harness::value_name(s));
         }
@@ -210,6 +217,8 @@ impl Config {
                 config.split = split.parse().ok()?;
             } else if *word == "swizzle" {
                 config.swizzle = true;
+            } else if *word == "pinned" {
+                config.pinned = true;
             } else if let Some(which) = word.strip_prefix("texels") {
                 config.texels = match which {
                     "" => 3,
@@ -251,6 +260,9 @@ impl Config {
         }
         if self.texels > 3 || self.texels != 0 && !matches!(self.variant, Variant::Register | Variant::Subgroup) {
             return Some(format!("{}: texel loads are for register and subgroup", self.name()));
+        }
+        if self.pinned && self.variant != Variant::Register {
+            return Some(format!("{}: pinned loads are for register", self.name()));
         }
         if matches!(self.variant, Variant::Naive | Variant::Shared) {
             return None;
@@ -474,6 +486,9 @@ impl<'c> Gemm<'c> {
         }
         if config.swizzle {
             tile_defines.push(("SWIZZLE_A", 1));
+        }
+        if config.pinned {
+            tile_defines.push(("PINNED_LOADS", 1));
         }
         let buffers = if config.split > 1 { 5 } else { 4 };
         if config.texels != 0 {
