@@ -120,7 +120,21 @@ impl Config {
     }
 
     pub const fn tiled(variant: Variant, (bm, bn, bk): (u32, u32, u32), (tm, tn): (u32, u32), pad: u32) -> Self {
-        Config { variant, bm, bn, bk, tm, tn, pad, strategy: None, lanes: None, split: 1, swizzle: false, texels: 0, pinned: false }
+        Config {
+            variant,
+            bm,
+            bn,
+            bk,
+            tm,
+            tn,
+            pad,
+            strategy: None,
+            lanes: None,
+            split: 1,
+            swizzle: false,
+            texels: 0,
+            pinned: false,
+        }
     }
 
     pub const fn lanes(mut self, w: u32, h: u32) -> Self {
@@ -141,6 +155,12 @@ impl Config {
     /// Read A (`matrices` 1), B (2) or both (3) through the texture path.
     pub const fn texel_loads(mut self, matrices: u32) -> Self {
         self.texels = matrices;
+        self
+    }
+
+    /// Keep the loads where the source issues them (`pinned`).
+    pub const fn pinned(mut self) -> Self {
+        self.pinned = true;
         self
     }
 
@@ -716,6 +736,11 @@ pub fn grid(variant: Variant) -> Vec<Config> {
             Config::tiled(R, (128, 64, 32), (8, 4), 0).lanes(8, 4).split(4).swizzled().texel_loads(3),
             Config::tiled(R, (64, 64, 32), (8, 4), 0).lanes(8, 4).split(2).swizzled().texel_loads(3),
             Config::tiled(R, (64, 64, 32), (8, 4), 0).lanes(8, 4).split(4).swizzled().texel_loads(3),
+            Config::tiled(R, (128, 256, 8), (8, 8), 4).lanes(8, 4).pinned(),
+            Config::tiled(R, (128, 256, 16), (8, 8), 0).pinned(),
+            Config::tiled(R, (128, 128, 8), (8, 8), 4).lanes(8, 4).pinned(),
+            Config::tiled(R, (128, 64, 16), (8, 4), 4).lanes(8, 4).split(2).pinned(),
+            Config::tiled(R, (128, 64, 8), (8, 4), 4).lanes(4, 8).split(2).pinned(),
         ],
         _ => {
             let tiles = [
