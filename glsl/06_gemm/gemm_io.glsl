@@ -23,15 +23,10 @@
 #endif
 
 // Each input seen as scalars (edges, odd K or N) and as 4-vectors (aligned interiors).
-#ifdef PINNED_LOADS
-#define INPUT_QUALIFIERS volatile readonly
-#else
-#define INPUT_QUALIFIERS readonly
-#endif
-layout(std430, binding = 0) INPUT_QUALIFIERS buffer A1 { ELEM a1[]; };
-layout(std430, binding = 0) INPUT_QUALIFIERS buffer A4 { ELEM4 a4[]; };
-layout(std430, binding = 1) INPUT_QUALIFIERS buffer B1 { ELEM b1[]; };
-layout(std430, binding = 1) INPUT_QUALIFIERS buffer B4 { ELEM4 b4[]; };
+layout(std430, binding = 0) readonly buffer A1 { ELEM a1[]; };
+layout(std430, binding = 0) readonly buffer A4 { ELEM4 a4[]; };
+layout(std430, binding = 1) readonly buffer B1 { ELEM b1[]; };
+layout(std430, binding = 1) readonly buffer B4 { ELEM4 b4[]; };
 layout(std430, binding = 2) readonly buffer C1 { float c1[]; };
 layout(std430, binding = 3) writeonly buffer D1 { float d1[]; };
 layout(std430, binding = 3) writeonly buffer D4 { vec4 d4[]; };

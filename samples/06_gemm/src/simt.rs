@@ -108,10 +108,6 @@ pub struct Config {
     /// path) instead of storage buffers where their 4-vectors are aligned: 0 none, 1 A, 2 B, 3 both.
     #[serde(default)]
     pub texels: u32,
-    /// register: A and B declared `volatile`, so the compiler keeps their loads where the
-    /// source issues them instead of moving them next to their stores.
-    #[serde(default)]
-    pub pinned: bool,
 }
 
 impl Config {
@@ -120,21 +116,7 @@ impl Config {
     }
 
     pub const fn tiled(variant: Variant, (bm, bn, bk): (u32, u32, u32), (tm, tn): (u32, u32), pad: u32) -> Self {
-        Config {
-            variant,
-            bm,
-            bn,
-            bk,
-            tm,
-            tn,
-            pad,
-            strategy: None,
-            lanes: None,
-            split: 1,
-            swizzle: false,
-            texels: 0,
-            pinned: false,
-        }
+        Config { variant, bm, bn, bk, tm, tn, pad, strategy: None, lanes: None, split: 1, swizzle: false, texels: 0 }
     }
 
     pub const fn lanes(mut self, w: u32, h: u32) -> Self {
@@ -155,12 +137,6 @@ impl Config {
     /// Read A (`matrices` 1), B (2) or both (3) through the texture path.
     pub const fn texel_loads(mut self, matrices: u32) -> Self {
         self.texels = matrices;
-        self
-    }
-
-    /// Keep the loads where the source issues them (`pinned`).
-    pub const fn pinned(mut self) -> Self {
-        self.pinned = true;
         self
     }
 
@@ -206,9 +182,6 @@ impl Config {
             2 => name += " texelsB",
             _ => name += " texels",
         }
-        if self.pinned {
-            name += " pinned";
-        }
         if let Some(s) = self.strategy {
             name += &format!(" {}", harness::value_name(s));
         }
@@ -237,8 +210,6 @@ impl Config {
                 config.split = split.parse().ok()?;
             } else if *word == "swizzle" {
                 config.swizzle = true;
-            } else if *word == "pinned" {
-                config.pinned = true;
             } else if let Some(which) = word.strip_prefix("texels") {
                 config.texels = match which {
                     "" => 3,
@@ -280,9 +251,6 @@ impl Config {
         }
         if self.texels > 3 || self.texels != 0 && !matches!(self.variant, Variant::Register | Variant::Subgroup) {
             return Some(format!("{}: texel loads are for register and subgroup", self.name()));
-        }
-        if self.pinned && self.variant != Variant::Register {
-            return Some(format!("{}: pinned loads are for register", self.name()));
         }
         if matches!(self.variant, Variant::Naive | Variant::Shared) {
             return None;
@@ -506,9 +474,6 @@ impl<'c> Gemm<'c> {
         }
         if config.swizzle {
             tile_defines.push(("SWIZZLE_A", 1));
-        }
-        if config.pinned {
-            tile_defines.push(("PINNED_LOADS", 1));
         }
         let buffers = if config.split > 1 { 5 } else { 4 };
         if config.texels != 0 {
@@ -736,11 +701,6 @@ pub fn grid(variant: Variant) -> Vec<Config> {
             Config::tiled(R, (128, 64, 32), (8, 4), 0).lanes(8, 4).split(4).swizzled().texel_loads(3),
             Config::tiled(R, (64, 64, 32), (8, 4), 0).lanes(8, 4).split(2).swizzled().texel_loads(3),
             Config::tiled(R, (64, 64, 32), (8, 4), 0).lanes(8, 4).split(4).swizzled().texel_loads(3),
-            Config::tiled(R, (128, 256, 8), (8, 8), 4).lanes(8, 4).pinned(),
-            Config::tiled(R, (128, 256, 16), (8, 8), 0).pinned(),
-            Config::tiled(R, (128, 128, 8), (8, 8), 4).lanes(8, 4).pinned(),
-            Config::tiled(R, (128, 64, 16), (8, 4), 4).lanes(8, 4).split(2).pinned(),
-            Config::tiled(R, (128, 64, 8), (8, 4), 4).lanes(4, 8).split(2).pinned(),
         ],
         _ => {
             let tiles = [
